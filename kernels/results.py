@@ -1,0 +1,189 @@
+"""Requests and results that cross the worker pipe — plain dataclasses over numpy, no torch/triton.
+
+The GUI process imports this module (and ``kernels.params``) but never the catalog or the
+engine, so nothing here may import torch or triton.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from .params import Param, Rule
+
+__all__ = [
+    "Backend",
+    "CheckResult",
+    "CompileFacts",
+    "ErrorInfo",
+    "KernelInfo",
+    "Metrics",
+    "RunRequest",
+    "RunResult",
+    "SweepPoint",
+    "SweepRequest",
+    "SweepResult",
+    "Timing",
+]
+
+Backend = Literal["gpu", "interpreter", "auto"]
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """What the GUI needs to show a kernel and its parameter panel (no callables)."""
+
+    name: str
+    title: str
+    summary: str
+    teaching: str
+    params: tuple[Param, ...]
+    rules: tuple[Rule, ...]
+    source: str  # the Triton source a learner reads (all jit functions of the spec)
+    source_file: str  # file the source came from (for line numbers)
+    source_first_line: int  # line number of the first line of ``source`` in that file
+    metric: str  # "GB/s" or "TFLOP/s": the figure plotted for this kernel
+    outputs: tuple[str, ...]
+    origin: str = "catalog"  # "catalog" or the path of the user's kernel file
+
+
+@dataclass
+class RunRequest:
+    kernel: str
+    values: dict[str, Any] = field(default_factory=dict)  # parameter name -> value (str or typed)
+    backend: Backend = "auto"
+    seed: int = 0
+    bench: bool = True  # time the run (GPU: do_bench-style; interpreter: wall clock)
+    torch_baseline: bool = True  # time the torch equivalent in the same run
+    compile_facts: bool = True
+    keep_asm: bool = True  # ship IR texts back (they can be large)
+    keep_error_map: bool = True
+    user_file: str | None = None  # a user's kernel file that registers the spec
+    timeout_s: float | None = None  # enforced by the worker client, not the engine
+    generation: int = 0
+
+
+@dataclass
+class ErrorInfo:
+    kind: str  # "validation" | "compile" | "launch" | "oom" | "interpreter" | "user_file" | "timeout" | "worker" | "internal"
+    message: str
+    field: str | None = None  # the parameter to mark, for validation errors
+    detail: str = ""  # Triton's own message / traceback tail, for the "details" box
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass
+class CheckResult:
+    passed: bool
+    output: str  # name of the checked output tensor
+    dtype: str
+    max_abs_err: float
+    rel_err: float  # ||out - ref|| / ||ref||
+    atol: float
+    rtol: float
+    n_elements: int
+    n_mismatch: int  # |out-ref| > atol + rtol*|ref| (NaN counts as mismatch)
+    n_unwritten: int  # still NaN-poisoned where the reference is finite
+    n_nan: int
+    n_inf: int
+    error_map: np.ndarray | None = None  # float32, the output's shape: |out - ref| (inf where unwritten)
+    reason: str = ""  # one line: why it failed (or a note why it passed with caveats)
+    others: list["CheckResult"] = field(default_factory=list)  # further outputs (e.g. LayerNorm mean/rstd)
+
+
+@dataclass
+class Timing:
+    method: str  # "gpu: do_bench (cuda events, L2 flush, median)" | "interpreter wall clock"
+    median_ms: float
+    p20_ms: float
+    p80_ms: float
+    n_reps: int
+    is_interpreter: bool = False
+
+
+@dataclass
+class Metrics:
+    bytes_moved: int
+    flops: int
+    gbps: float | None = None
+    tflops: float | None = None
+    torch_timing: Timing | None = None
+    torch_gbps: float | None = None
+    torch_tflops: float | None = None
+    ratio_vs_torch: float | None = None  # torch_ms / triton_ms: >1 means Triton is faster
+    peak_gbps: float | None = None  # device's measured copy bandwidth
+    peak_tflops: float | None = None  # device's measured matmul rate (bf16)
+    pct_peak_bw: float | None = None
+    pct_peak_flops: float | None = None
+
+
+@dataclass
+class CompileFacts:
+    n_regs: int | None
+    n_spills: int | None
+    shared_bytes: int | None
+    num_warps: int
+    num_stages: int
+    asm: dict[str, str] = field(default_factory=dict)  # ttir, ttgir, llir, ptx, sass
+    programs_per_sm: int | None = None
+    occupancy_limiter: str = ""  # "registers" | "shared memory" | "warps" | "blocks"
+    occupancy_warps_pct: float | None = None  # active warps / max warps per SM
+    waves: float | None = None
+    n_programs: int = 0
+    n_sms: int | None = None
+
+
+@dataclass
+class RunResult:
+    request: RunRequest
+    kernel: str
+    values: dict[str, Any]  # the validated, typed values used
+    backend: str  # "gpu" or "interpreter" (what actually ran)
+    device: str  # "NVIDIA H200" / "CPU (Triton interpreter)"
+    grid: tuple[int, ...] = ()
+    check: CheckResult | None = None
+    timing: Timing | None = None
+    metrics: Metrics | None = None
+    compile: CompileFacts | None = None
+    notes: list[str] = field(default_factory=list)  # e.g. "num_warps has no effect under the interpreter"
+    error: ErrorInfo | None = None
+    triton_version: str = ""
+    torch_version: str = ""
+    wall_s: float = 0.0
+    generation: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and (self.check is None or self.check.passed)
+
+
+@dataclass
+class SweepRequest:
+    kernel: str
+    base: dict[str, Any]  # fixed values
+    axes: dict[str, list[Any]]  # one or two parameters -> values to try
+    backend: Backend = "auto"
+    seed: int = 0
+    torch_baseline: bool = True
+    user_file: str | None = None
+    skip: list[dict[str, Any]] = field(default_factory=list)  # points already done (resume)
+    generation: int = 0
+
+
+@dataclass
+class SweepPoint:
+    values: dict[str, Any]  # the swept parameters' values at this point
+    result: RunResult
+
+
+@dataclass
+class SweepResult:
+    request: SweepRequest
+    points: list[SweepPoint]
+    best: int | None  # index into points of the fastest passing point
+    error: ErrorInfo | None = None
+    generation: int = 0
