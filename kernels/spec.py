@@ -59,10 +59,11 @@ class KernelSpec:
     tolerances: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_TOLERANCES))
     #: configs tried by the engine's own autotuning (dicts of param values), GPU only
     autotune_configs: tuple[dict, ...] = ()
-    #: a representative size for ``bench --all`` on the GPU (param overrides)
-    bench_values: dict[str, Any] = field(default_factory=dict)
-    #: sizes for ``bench --all`` swept and summarized by their median ratio (list of overrides)
-    bench_sweep: tuple[dict, ...] = ()
+    #: rows of ``bench --all`` on the GPU: each a dict of parameter overrides; a kernel's ratio
+    #: against torch is summarized as the median over its rows (softmax over several widths)
+    bench_cases: tuple[dict, ...] = ()
+    #: (atol, rtol) for a given config when the dtype table is not enough (e.g. grows with K)
+    tolerance_fn: Callable[[dict], tuple[float, float]] | None = None
     #: dtypes whose interpreter results are known to be wrong on some Triton versions; value = why
     interpreter_faults: dict[str, str] = field(default_factory=dict)
     origin: str = "catalog"
@@ -86,6 +87,11 @@ class KernelSpec:
         if not v.ok:
             raise v.first_error()  # type: ignore[misc]
         return dict(v.values)
+
+    def tolerance(self, cfg: Mapping[str, Any]) -> tuple[float, float]:
+        if self.tolerance_fn is not None:
+            return self.tolerance_fn(dict(cfg))
+        return self.tolerances.get(cfg.get("dtype", "fp32"), DEFAULT_TOLERANCES["fp32"])
 
     # -- presentation ---------------------------------------------------------------------------
     def source(self) -> tuple[str, str, int]:

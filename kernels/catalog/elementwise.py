@@ -80,7 +80,7 @@ def _elementwise_spec(name, title, summary, is_mul, op, symbol):
         bytes_moved=_bytes,
         flops=lambda cfg: cfg["N"],
         metric="GB/s",
-        bench_values={"N": 1 << 28, "BLOCK_SIZE": 1024, "num_warps": 4, "dtype": "fp32"},
+        bench_cases=({"N": 1 << 28, "BLOCK_SIZE": 1024, "num_warps": 4, "dtype": "fp32"},),
     )
 
 
