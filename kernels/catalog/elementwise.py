@@ -10,7 +10,7 @@ import torch
 import triton
 import triton.language as tl
 
-from ..params import block, dtype_param, num_stages, num_warps, shape
+from ..params import Rule, block, dtype_param, num_stages, num_warps, shape
 from ..spec import KernelSpec, register
 from ._common import TORCH_DTYPES, randn
 
@@ -69,9 +69,10 @@ def _elementwise_spec(name, title, summary, is_mul, op, symbol):
             block("BLOCK_SIZE", 1024, lo=1, hi=1 << 16),
             num_warps(4),
             num_stages(3),
-            shape("N", 98432, hi=1 << 34, help="number of elements"),
+            shape("N", 98432, hi=1 << 31, help="number of elements"),
             dtype_param(("fp32", "fp16", "bf16")),
         ),
+        rules=(Rule("N + BLOCK_SIZE <= 2**31", "N too large: offsets are 32-bit (N + BLOCK_SIZE must be ≤ 2^31)", ("N",)),),
         make_inputs=_make_inputs,
         launch=_launcher(is_mul),
         reference=lambda t, cfg: {"out": op(t["x"].double(), t["y"].double())},

@@ -1,0 +1,285 @@
+"""The framed protocol between the GUI process and the worker child.
+
+A frame is a 4-byte big-endian length followed by that many bytes of a pickle (protocol 5) of a
+``Request`` (parent -> worker, over the child's stdin) or a ``Reply`` (worker -> parent, over the
+child's stdout). Payloads are the plain dataclasses of ``kernels.results`` / ``kernels.trace.model``
+(numpy arrays inside are fine).
+
+Two guards keep the GUI process free of torch and triton and the stream honest:
+
+- ``encode`` refuses a payload holding a torch or triton object (say a ``torch.dtype`` left in a
+  result), naming it — unpickling it in the GUI would import torch there;
+- ``decode`` refuses such references too, and anything that is not a ``Request``/``Reply``;
+  a frame whose body does not start like a protocol-5 pickle is rejected as soon as its first two
+  bytes arrive, so stray text on the pipe (a ``print`` that escaped) is reported at once rather
+  than read as a gigantic length and waited on.
+
+No torch, no triton, no Qt.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import struct
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Union
+
+__all__ = [
+    "FORBIDDEN_MODULES",
+    "MAX_FRAME",
+    "REPLY_KINDS",
+    "REQUEST_KINDS",
+    "FrameDecoder",
+    "Message",
+    "PayloadError",
+    "ProtocolError",
+    "Reply",
+    "Request",
+    "decode",
+    "encode",
+    "read_frame",
+    "write_frame",
+]
+
+REQUEST_KINDS = ("hello", "infos", "run", "sweep", "trace", "cancel", "load_file", "shutdown", "ping")
+REPLY_KINDS = ("progress", "point", "result", "error", "log")
+
+#: the largest body a frame may carry (the 4-byte length allows up to 4 GiB - 1)
+MAX_FRAME = (1 << 32) - 1
+#: modules whose objects must never cross the pipe: the GUI process must not import them
+FORBIDDEN_MODULES = ("torch", "triton")
+
+_HEADER = struct.Struct(">I")
+_PICKLE_START = pickle.PROTO + bytes((5,))  # b"\x80\x05": every protocol-5 pickle starts so
+
+
+@dataclass
+class Request:
+    """Parent -> worker. ``id`` identifies the request in replies; ``generation`` orders them."""
+
+    id: int
+    generation: int
+    kind: str  # one of REQUEST_KINDS
+    payload: Any = None
+
+
+@dataclass
+class Reply:
+    """Worker -> parent. ``id``/``generation`` are those of the request answered."""
+
+    id: int
+    generation: int
+    kind: str  # one of REPLY_KINDS
+    payload: Any = None
+
+
+Message = Union[Request, Reply]
+
+
+class ProtocolError(Exception):
+    """The byte stream is broken (truncated or corrupt frame): the connection cannot go on."""
+
+
+class PayloadError(ProtocolError):
+    """One message could not be encoded or decoded, but the stream itself is intact."""
+
+
+# ---------------------------------------------------------------------------------------------
+# encoding
+
+
+def _forbidden(module: str | None) -> bool:
+    if not module:
+        return False
+    root = module.split(".", 1)[0]
+    return root in FORBIDDEN_MODULES
+
+
+class _GuardedPickler(pickle.Pickler):
+    """Refuses torch/triton objects, naming the first one met (cheap: not called for builtins)."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        mod = getattr(obj, "__module__", None) if isinstance(obj, type) or callable(obj) else None
+        tmod = type(obj).__module__
+        if _forbidden(tmod) and not isinstance(obj, type):
+            # a str/int/float subclass (torch.__version__ is a TorchVersion) travels as its value
+            for base in (str, int, float):
+                if isinstance(obj, base):
+                    return base, (base(obj),)
+        if _forbidden(tmod) or (isinstance(mod, str) and _forbidden(mod)):
+            what = f"{tmod}.{type(obj).__qualname__}" if _forbidden(tmod) else f"{mod}.{obj!r}"
+            raise PayloadError(
+                f"the message holds a {what} object ({obj!r:.80}); only plain data "
+                "(numbers, strings, numpy arrays, dataclasses of kernels.results) may cross the pipe"
+            )
+        return NotImplemented
+
+
+def encode(msg: Message) -> bytes:
+    """One frame: length header + pickle. Raises PayloadError for unpicklable or torch payloads."""
+    if not isinstance(msg, (Request, Reply)):
+        raise PayloadError(f"only Request/Reply can be sent, not {type(msg).__name__}")
+    buf = io.BytesIO()
+    buf.write(b"\0\0\0\0")
+    try:
+        _GuardedPickler(buf, protocol=5).dump(msg)
+    except PayloadError:
+        raise
+    except Exception as e:  # PicklingError, TypeError ("cannot pickle '_thread.lock'"), ...
+        raise PayloadError(f"cannot send {msg.kind!r} message: {type(e).__name__}: {e}") from e
+    n = buf.tell() - _HEADER.size
+    if n > MAX_FRAME:
+        raise PayloadError(f"{msg.kind!r} message is {n} bytes, above the frame limit {MAX_FRAME}")
+    view = buf.getbuffer()
+    _HEADER.pack_into(view, 0, n)
+    del view
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# decoding
+
+
+class _GuardedUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if _forbidden(module):
+            raise PayloadError(
+                f"message refers to {module}.{name}; the worker must send plain data, "
+                "and this process must not import torch or triton"
+            )
+        return super().find_class(module, name)
+
+
+def decode(body: bytes | memoryview) -> Message:
+    """The message in one frame body (without its header)."""
+    if bytes(body[:2]) != _PICKLE_START:
+        raise ProtocolError(f"corrupt frame: body starts with {bytes(body[:8])!r}, not a protocol-5 pickle")
+    try:
+        msg = _GuardedUnpickler(io.BytesIO(body)).load()
+    except PayloadError:
+        raise
+    except (pickle.UnpicklingError, EOFError, ValueError) as e:
+        raise ProtocolError(f"corrupt frame ({len(body)} bytes): {type(e).__name__}: {e}") from e
+    except (AttributeError, ImportError, ModuleNotFoundError, TypeError) as e:
+        # well formed, but naming a class this process does not have (version skew)
+        raise PayloadError(f"cannot decode message: {type(e).__name__}: {e}") from e
+    if not isinstance(msg, (Request, Reply)):
+        raise ProtocolError(f"frame holds a {type(msg).__name__}, not a Request or Reply")
+    return msg
+
+
+def _check_length(n: int) -> None:
+    if n < 2:
+        raise ProtocolError(f"corrupt frame: length {n} is too small for a pickle")
+
+
+def _check_start(first: bytes) -> None:
+    if first != _PICKLE_START[: len(first)]:
+        raise ProtocolError(
+            f"corrupt frame: body starts with {first!r}, not a protocol-5 pickle "
+            "(stray output on the pipe?)"
+        )
+
+
+class FrameDecoder:
+    """Incremental decoder: ``feed`` any chunks of the stream, get the complete messages out.
+
+    For readers that get arbitrary slices of the stream (``os.read``, sockets). A frame that is
+    intact but cannot be decoded comes out as a ``PayloadError`` instance in the returned list
+    (the stream is still in step). A corrupt frame raises ProtocolError, after which the stream is
+    out of step and the decoder refuses further input.
+    """
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._broken: ProtocolError | None = None
+
+    @property
+    def pending(self) -> int:
+        """Bytes held that do not yet form a complete frame."""
+        return len(self._buf)
+
+    def feed(self, data: bytes) -> list[Message | PayloadError]:
+        if self._broken is not None:
+            raise self._broken
+        self._buf += data
+        out: list[Message | PayloadError] = []
+        try:
+            while len(self._buf) >= _HEADER.size:
+                (n,) = _HEADER.unpack_from(self._buf)
+                _check_length(n)
+                _check_start(bytes(self._buf[_HEADER.size: _HEADER.size + 2]))
+                if len(self._buf) < _HEADER.size + n:
+                    break
+                body = bytes(self._buf[_HEADER.size: _HEADER.size + n])
+                del self._buf[: _HEADER.size + n]
+                try:
+                    out.append(decode(body))
+                except PayloadError as e:
+                    out.append(e)
+        except ProtocolError as e:
+            self._broken = e
+            raise
+        return out
+
+    def eof(self) -> None:
+        """The stream ended: raise ProtocolError if it ended inside a frame."""
+        if self._buf:
+            raise ProtocolError(f"stream ended inside a frame ({len(self._buf)} bytes left over)")
+
+
+# ---------------------------------------------------------------------------------------------
+# blocking streams
+
+
+def _read_exact(stream: BinaryIO | int, n: int) -> bytes:
+    """Read exactly n bytes, looping over short reads; fewer only at end of stream."""
+    chunks: list[bytes] = []
+    got = 0
+    while got < n:
+        if isinstance(stream, int):
+            chunk = os.read(stream, min(n - got, 1 << 20))
+        else:
+            chunk = stream.read(n - got)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(stream: BinaryIO | int) -> Message | None:
+    """Block for one message from a binary stream or file descriptor.
+
+    Returns None at a clean end of stream (between frames); raises ProtocolError when the stream
+    ends inside a frame or the frame is corrupt, PayloadError when one message cannot be decoded.
+    """
+    head = _read_exact(stream, _HEADER.size)
+    if not head:
+        return None
+    if len(head) < _HEADER.size:
+        raise ProtocolError(f"stream ended inside a frame header ({len(head)} of 4 bytes)")
+    (n,) = _HEADER.unpack(head)
+    _check_length(n)
+    first = _read_exact(stream, 2)
+    _check_start(first)
+    if len(first) < 2:
+        raise ProtocolError(f"stream ended inside a frame (expected {n} bytes)")
+    rest = _read_exact(stream, n - 2)
+    if len(rest) < n - 2:
+        raise ProtocolError(f"stream ended inside a frame ({2 + len(rest)} of {n} bytes)")
+    return decode(first + rest)
+
+
+def write_frame(stream: BinaryIO | int, msg: Message) -> None:
+    """Encode and write one frame whole (loops over short writes), then flush."""
+    data = memoryview(encode(msg))
+    if isinstance(stream, int):
+        while data:
+            k = os.write(stream, data)
+            data = data[k:]
+        return
+    stream.write(data)
+    stream.flush()

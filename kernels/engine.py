@@ -1,0 +1,568 @@
+"""The engine: run one kernel configuration, sweep a grid of them, benchmark the catalog.
+
+``run(req)`` resolves the spec (loading ``req.user_file`` first), validates the values, checks
+that the problem fits in memory, builds seeded inputs, poisons the outputs with NaN, launches on
+the chosen backend, checks against the float64 reference, times Triton and torch in the same
+run and collects the compile facts. It never raises for bad input or a failing kernel: every
+failure is ``RunResult.error`` (kinds: validation, compile, launch, oom, interpreter, user_file,
+cancelled, internal).
+
+Progress is reported as ``progress(stage, fraction)`` with stages "compiling", "running",
+"checking", "timing"; ``cancel()`` is polled between stages.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import torch
+import triton
+
+from . import backends, bench, check, compiled, device, userfile
+from .errors import Cancelled, ResourceError, TilescopeError, first_line, to_error_info
+from .params import ValidationError
+from .results import (
+    ErrorInfo,
+    KernelInfo,
+    RunRequest,
+    RunResult,
+    SweepPoint,
+    SweepRequest,
+    SweepResult,
+)
+from .spec import REGISTRY, KernelSpec
+
+__all__ = [
+    "Footprint",
+    "bench_all",
+    "describe_backends",
+    "estimate_footprint",
+    "get_spec",
+    "infos",
+    "median_ratio",
+    "run",
+    "sweep",
+]
+
+Progress = Callable[[str, float], None]
+Cancel = Callable[[], bool]
+
+_catalog_loaded = False
+
+
+def _load_catalog() -> None:
+    global _catalog_loaded
+    if not _catalog_loaded:
+        import kernels.catalog  # noqa: F401  (registers the bundled specs)
+
+        _catalog_loaded = True
+
+
+def get_spec(name: str, user_file: str | None = None) -> KernelSpec:
+    """The registered spec ``name`` (after loading the catalog and ``user_file``, if given)."""
+    _load_catalog()
+    if user_file:
+        userfile.ensure_loaded(user_file)
+    return REGISTRY.get(name)
+
+
+def infos() -> list[KernelInfo]:
+    """KernelInfo of every registered kernel (the catalog, and user files loaded so far)."""
+    _load_catalog()
+    return [s.info() for s in REGISTRY]
+
+
+def describe_backends() -> dict[str, Any]:
+    """What can run here: GPU available (and why not), device name, versions, bf16 probe."""
+    ok, why = backends.gpu_status()
+    probe = backends.bf16_probe()
+    return {
+        "gpu_available": ok,
+        "gpu_reason": why,
+        "device_name": torch.cuda.get_device_name() if ok else None,
+        "default": "gpu" if ok else "interpreter",
+        "triton_version": triton.__version__,
+        "torch_version": torch.__version__,
+        "interpreter_bf16_ok": probe.ok,
+        "interpreter_bf16_detail": probe.detail,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# memory
+
+
+@dataclass
+class Footprint:
+    """Bytes a run needs, estimated from ``make_inputs`` on the meta device (nothing allocated)."""
+
+    tensors: dict[str, tuple[tuple[int, ...], str, int]]  # name -> (shape, dtype, bytes)
+    tensor_bytes: int  # inputs and outputs as allocated
+    check_bytes: int  # float64 reference and the comparison's temporaries (upper estimate)
+
+    @property
+    def total(self) -> int:
+        return self.tensor_bytes + self.check_bytes
+
+
+def estimate_footprint(spec: KernelSpec, cfg: dict) -> Footprint | None:
+    """Call ``make_inputs`` on the meta device; None when the spec cannot build meta tensors."""
+    gen = torch.Generator().manual_seed(0)
+    try:
+        with torch.device("meta"):
+            t = spec.make_inputs(dict(cfg), "meta", gen)
+    except Exception:  # noqa: BLE001 - data-dependent builders cannot run on meta: skip the check
+        return None
+    tensors: dict[str, tuple[tuple[int, ...], str, int]] = {}
+    tb = cb = 0
+    for name, x in t.items():
+        if not isinstance(x, torch.Tensor):
+            continue
+        nbytes = x.numel() * x.element_size()
+        tensors[name] = (tuple(x.shape), str(x.dtype).replace("torch.", ""), nbytes)
+        tb += nbytes
+        # the reference upcasts inputs to float64; the check holds out, ref and diff in float64
+        cb += x.numel() * (32 if name in spec.outputs else 8)
+    return Footprint(tensors, tb, cb)
+
+
+def _host_available() -> int | None:
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except Exception:  # noqa: BLE001 - psutil is optional on the GPU host
+        pass
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:.1f} GiB" if n >= 2**28 else f"{n / 2**20:.0f} MiB"
+
+
+def _largest_shape_param(spec: KernelSpec, cfg: dict) -> str | None:
+    shapes = [(cfg.get(p.name, 0), p.name) for p in spec.params if p.kind == "shape"]
+    return max(shapes)[1] if shapes else None
+
+
+def _memory_check(spec: KernelSpec, cfg: dict, be: backends.Backend, fp: Footprint | None,
+                  cache_bytes: int = 0) -> None:
+    if fp is None:
+        return
+    field_ = _largest_shape_param(spec, cfg)
+    if be.is_interpreter:
+        avail = _host_available()
+        if avail is None:
+            return
+        avail += cache_bytes
+        # inputs are drawn in float32 on the host before conversion, so count them twice
+        need = 2 * fp.tensor_bytes + fp.check_bytes
+        if need > 0.9 * avail:
+            raise ResourceError(
+                f"too large for host memory: this run needs about {_gib(need)} (inputs and outputs "
+                f"{_gib(fp.tensor_bytes)}, plus the float64 check) but {_gib(avail)} is available; "
+                "use smaller shapes", field=field_)
+        return
+    free, total = torch.cuda.mem_get_info()
+    avail = free + cache_bytes + max(0, torch.cuda.memory_reserved() - torch.cuda.memory_allocated())
+    if fp.tensor_bytes > 0.95 * avail:
+        raise ResourceError(
+            f"too large for device memory: inputs and outputs need {_gib(fp.tensor_bytes)}, "
+            f"{_gib(avail)} of {_gib(total)} is free; use smaller shapes", field=field_)
+    if fp.total > 0.95 * avail:
+        raise ResourceError(
+            f"too large to check in device memory: inputs and outputs need {_gib(fp.tensor_bytes)} "
+            f"and the float64 check about {_gib(fp.check_bytes)} more, {_gib(avail)} is free; "
+            "use smaller shapes", field=field_)
+
+
+# ---------------------------------------------------------------------------------------------
+# input cache (sweeps and autotuning reuse one set of inputs across block sizes)
+
+
+@dataclass
+class _InputCache:
+    key: Any = None
+    tensors: dict[str, Any] | None = None
+
+    def nbytes(self) -> int:
+        if not self.tensors:
+            return 0
+        return sum(t.numel() * t.element_size() for t in self.tensors.values() if isinstance(t, torch.Tensor))
+
+    def clear(self) -> None:
+        self.key, self.tensors = None, None
+
+
+def _input_key(spec: KernelSpec, cfg: dict, be: backends.Backend, seed: int, fp: Footprint | None) -> Any:
+    if fp is None:
+        return None  # unknown shapes: never reuse
+    data_values = tuple(sorted((p.name, repr(cfg[p.name])) for p in spec.params
+                               if p.kind in ("shape", "dtype", "flag")))
+    return (spec.name, spec.origin, id(spec), be.device, seed, data_values,
+            tuple(sorted(fp.tensors.items())))
+
+
+# ---------------------------------------------------------------------------------------------
+# one run
+
+
+@dataclass
+class _State:
+    stage: str = "preparing"
+    notes: list[str] = field(default_factory=list)
+
+
+def _versions(res: RunResult) -> None:
+    res.triton_version = triton.__version__
+    res.torch_version = torch.__version__
+
+
+def run(req: RunRequest, progress: Progress | None = None, cancel: Cancel | None = None,
+        _cache: _InputCache | None = None, _torch_timing: Any = None) -> RunResult:
+    """Run one configuration; every failure is returned in ``RunResult.error``."""
+    t0 = time.perf_counter()
+    res = RunResult(request=req, kernel=req.kernel, values=dict(req.values), backend=req.backend,
+                    device="", generation=req.generation)
+    _versions(res)
+    st = _State()
+    try:
+        spec = get_spec(req.kernel, req.user_file)
+        _run_spec(res, spec, req, st, progress, cancel, _cache, _torch_timing)
+    except Exception as e:  # noqa: BLE001 - the engine reports, it does not raise
+        res.error = to_error_info(e, st.stage)
+        if res.error.kind == "launch" and "illegal" in res.error.message.lower():
+            res.error.message += " — the CUDA context is now unusable: restart the worker"
+        if _cache is not None and res.error.kind in ("launch", "oom"):
+            _cache.clear()
+    res.notes = st.notes + [n for n in res.notes if n not in st.notes]
+    res.wall_s = time.perf_counter() - t0
+    return res
+
+
+def _tick(progress: Progress | None, cancel: Cancel | None, stage: str, fraction: float) -> None:
+    if cancel is not None and cancel():
+        raise Cancelled(f"cancelled before {stage}")
+    if progress is not None:
+        progress(stage, fraction)
+
+
+def _run_spec(res: RunResult, spec: KernelSpec, req: RunRequest, st: _State,
+              progress: Progress | None, cancel: Cancel | None, cache: _InputCache | None,
+              torch_timing_given: Any) -> None:
+    cfg = spec.config(req.values)
+    res.values = dict(cfg)
+    be = backends.resolve(req.backend)
+    res.backend, res.device = be.name, be.device_name
+    st.notes.extend(be.notes)
+    for p in spec.params:
+        if p.kind == "dtype":
+            backends.check_dtype(be, cfg[p.name])
+    dtype = str(cfg.get("dtype", ""))
+    if be.is_interpreter and dtype in spec.interpreter_faults:
+        st.notes.append(f"known interpreter fault for {dtype}: {spec.interpreter_faults[dtype]}")
+
+    # -- memory, inputs --------------------------------------------------------------------------
+    fp = estimate_footprint(spec, cfg)
+    key = _input_key(spec, cfg, be, req.seed, fp)
+    if cache is not None and (key is None or key != cache.key):
+        cache.clear()
+    reuse = cache is not None and key is not None and cache.key == key and cache.tensors is not None
+    if not reuse:
+        _memory_check(spec, cfg, be, fp)
+    _tick(progress, cancel, "compiling", 0.05)
+    st.stage = "building inputs"
+    if reuse:
+        tensors = cache.tensors  # type: ignore[union-attr]
+    else:
+        gen = torch.Generator().manual_seed(int(req.seed))
+        tensors = spec.make_inputs(dict(cfg), be.device, gen)
+        if cache is not None and key is not None:
+            cache.key, cache.tensors = key, tensors
+    missing = [o for o in spec.outputs if o not in tensors]
+    if missing:
+        raise TilescopeError(f"{spec.name}: make_inputs returned no output tensor {missing[0]!r}")
+    check.poison(tensors, spec.outputs)
+
+    # -- launch ----------------------------------------------------------------------------------
+    st.stage = "launch"
+    cfg_run = dict(cfg)
+    with be.activate(spec.kernels) as K:
+        t_launch = time.perf_counter()
+        ret = spec.launch(K, tensors, cfg_run)
+        if not be.is_interpreter:
+            _tick(progress, None, "running", 0.3)
+            torch.cuda.synchronize()
+        launch_ms = (time.perf_counter() - t_launch) * 1e3
+    grid = cfg_run.get("_grid")
+    res.grid = tuple(int(g) for g in grid) if grid is not None else ()
+    if grid is None:
+        st.notes.append("the launcher did not record its grid (cfg['_grid'])")
+    if be.is_interpreter:
+        _tick(progress, None, "running", 0.3)
+
+    # -- check -----------------------------------------------------------------------------------
+    _tick(progress, cancel, "checking", 0.45)
+    st.stage = "checking"
+    refs = spec.reference(tensors, cfg)
+    atol, rtol = spec.tolerance(cfg)
+    res.check = check.check_outputs(tensors, refs, spec.outputs, atol, rtol, dtype, req.keep_error_map)
+    del refs
+    if not res.check.passed and cache is not None:
+        cache.clear()  # a kernel that writes where it should not may have touched the inputs
+
+    # -- timing ----------------------------------------------------------------------------------
+    timing = torch_timing = None
+    peak_gbps = peak_tflops = None
+    if req.bench:
+        _tick(progress, cancel, "timing", 0.6)
+        st.stage = "timing"
+        if be.is_interpreter:
+            # the launch above was the timed run: the interpreter's speed is Python's, not a GPU's
+            timing = bench.timing_from_samples([launch_ms], bench.INTERPRETER_METHOD, True)
+            if req.torch_baseline and spec.torch_op is not None:
+                torch_timing = torch_timing_given or bench.wall_time(
+                    lambda: spec.torch_op(tensors, cfg), reps=21, method=bench.CPU_TORCH_METHOD,
+                    is_interpreter=False, budget_s=0.5)
+        else:
+            with be.activate(spec.kernels) as K:
+                timing = bench.gpu_time(lambda: spec.launch(K, tensors, dict(cfg)))
+            if req.torch_baseline and spec.torch_op is not None:
+                torch_timing = torch_timing_given or bench.gpu_time(lambda: spec.torch_op(tensors, cfg))
+            try:
+                pk = device.peaks()
+            except Exception as e:  # noqa: BLE001 - a failed peak measurement loses only the %
+                pk = None
+                st.notes.append(f"device peaks not measured: {first_line(str(e))}")
+            if pk is not None:
+                peak_gbps, peak_tflops = pk.copy_gbps, pk.matmul_tflops
+    res.timing = timing
+    res.metrics = bench.metrics(spec.bytes_moved(cfg), spec.flops(cfg), timing, torch_timing,
+                                peak_gbps, peak_tflops)
+
+    # -- compile facts ---------------------------------------------------------------------------
+    if req.compile_facts:
+        st.stage = "reading compile facts"
+        if be.is_interpreter:
+            st.notes.append("compile facts (registers, shared memory, IR, occupancy) need a GPU: "
+                            "the interpreter does not compile")
+        elif ret is None or not hasattr(ret, "metadata"):
+            st.notes.append("the launcher returned no compiled kernel: compile facts unavailable")
+        else:
+            limits = device.device_facts("gpu").limits
+            n_programs = math.prod(res.grid) if res.grid else 0
+            res.compile, notes = compiled.compile_facts(ret, n_programs, limits, req.keep_asm)
+            st.notes.extend(notes)
+    _tick(progress, None, "done", 1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# sweeps
+
+
+def _norm(spec: KernelSpec, name: str, value: Any) -> Any:
+    """A value as the spec parses it, so that "128" and 128 name the same sweep point."""
+    try:
+        return spec.param(name).parse(value)
+    except (KeyError, ValidationError):
+        return value
+
+
+def sweep(req: SweepRequest, progress: Progress | None = None, cancel: Cancel | None = None,
+          on_point: Callable[[SweepPoint], None] | None = None) -> SweepResult:
+    """Run every combination of the 1–2 swept parameters; best = fastest passing point."""
+    out = SweepResult(request=req, points=[], best=None, generation=req.generation)
+    try:
+        spec = get_spec(req.kernel, req.user_file)
+    except Exception as e:  # noqa: BLE001
+        out.error = to_error_info(e)
+        return out
+    names = list(req.axes)
+    if not 1 <= len(names) <= 2:
+        out.error = ErrorInfo("validation", f"a sweep takes one or two parameters, got {len(names)}"
+                              + (f" ({', '.join(names)})" if names else ""))
+        return out
+    known = {p.name for p in spec.params}
+    for n in names:
+        if n not in known:
+            out.error = ErrorInfo("validation", f"unknown parameter {n!r} (known: {', '.join(sorted(known))})",
+                                  field=n)
+            return out
+        if not req.axes[n]:
+            out.error = ErrorInfo("validation", f"no values to sweep for {n}", field=n)
+            return out
+    combos = [dict(zip(names, vals)) for vals in itertools.product(*(req.axes[n] for n in names))]
+    skip = {tuple(_norm(spec, n, s.get(n)) for n in names) for s in req.skip}
+    todo = [c for c in combos if tuple(_norm(spec, n, c[n]) for n in names) not in skip]
+    cache = _InputCache()
+    torch_timings: dict[Any, Any] = {}
+    for i, combo in enumerate(todo):
+        if cancel is not None and cancel():
+            out.error = ErrorInfo("cancelled", f"cancelled after {i} of {len(todo)} points")
+            break
+        values = {**req.base, **combo}
+
+        def sub(stage: str, f: float, i: int = i) -> None:
+            if progress is not None:
+                progress(f"{stage} ({i + 1}/{len(todo)})", (i + f) / len(todo))
+
+        rreq = RunRequest(kernel=req.kernel, values=values, backend=req.backend, seed=req.seed,
+                          torch_baseline=req.torch_baseline, keep_asm=False, keep_error_map=False,
+                          user_file=req.user_file, generation=req.generation)
+        # torch's time depends on the data only: measure it once per input set
+        r = run(rreq, sub, None, _cache=cache, _torch_timing=torch_timings.get(cache.key))
+        if cache.key is not None and r.metrics is not None and r.metrics.torch_timing is not None:
+            torch_timings.setdefault(cache.key, r.metrics.torch_timing)
+        pt = SweepPoint(values={n: _norm(spec, n, combo[n]) for n in names}, result=r)
+        out.points.append(pt)
+        if on_point is not None:
+            on_point(pt)
+    cache.clear()
+    out.best = _best([p.result for p in out.points])
+    return out
+
+
+def _best(results: list[RunResult]) -> int | None:
+    best, best_ms = None, math.inf
+    for i, r in enumerate(results):
+        if r.ok and r.timing is not None and r.timing.median_ms < best_ms:
+            best, best_ms = i, r.timing.median_ms
+    return best
+
+
+# ---------------------------------------------------------------------------------------------
+# benchmark the catalog
+
+
+def _shrink_for_interpreter(spec: KernelSpec, values: dict) -> tuple[dict, list[str]]:
+    """Interpreter-sized values: each shape at most the spec's default (the GUI's everyday size);
+    bf16 becomes fp32 when the interpreter's bf16 is refused."""
+    notes: list[str] = []
+    out = dict(values)
+    changed = []
+    for p in spec.params:
+        if p.kind == "shape" and isinstance(out.get(p.name), int) and out[p.name] > p.default:
+            changed.append(f"{p.name} {out[p.name]} → {p.default}")
+            out[p.name] = p.default
+    if changed:
+        notes.append("shapes shrunk for the interpreter: " + ", ".join(changed))
+    if out.get("dtype") == "bf16" and not backends.bf16_probe().ok:
+        out["dtype"] = "fp32"
+        notes.append("bf16 → fp32: the interpreter's bf16 is refused")
+    if not spec.validate(out).ok:  # the shrunk shapes broke a rule: use the defaults throughout
+        out = spec.defaults()
+        notes.append("the case does not fit the interpreter: ran the kernel's defaults")
+    return out, notes
+
+
+def _row(spec: KernelSpec, case: dict, r: RunResult, notes: list[str]) -> dict[str, Any]:
+    m = r.metrics
+    pct = None
+    if m is not None:
+        pct = m.pct_peak_flops if spec.metric == "TFLOP/s" else m.pct_peak_bw
+    return {
+        "kernel": spec.name,
+        "title": spec.title,
+        "case": dict(case),
+        "values": dict(r.values),
+        "backend": r.backend,
+        "device": r.device,
+        "passed": bool(r.check.passed) if r.check is not None else None,
+        "check_reason": r.check.reason if r.check is not None else "",
+        "max_abs_err": r.check.max_abs_err if r.check is not None else None,
+        "triton_ms": r.timing.median_ms if r.timing else None,
+        "torch_ms": m.torch_timing.median_ms if m and m.torch_timing else None,
+        "ratio": m.ratio_vs_torch if m else None,
+        "metric": spec.metric,
+        "gbps": m.gbps if m else None,
+        "tflops": m.tflops if m else None,
+        "torch_gbps": m.torch_gbps if m else None,
+        "torch_tflops": m.torch_tflops if m else None,
+        "pct_peak": pct,
+        "timing_method": r.timing.method if r.timing else "",
+        "n_regs": r.compile.n_regs if r.compile else None,
+        "n_spills": r.compile.n_spills if r.compile else None,
+        "autotune": None,
+        "notes": list(notes) + [n for n in r.notes if n != backends.INTERPRETER_NOTE],
+        "error": r.error.message if r.error else None,
+        "error_kind": r.error.kind if r.error else None,
+    }
+
+
+def bench_all(backend: str = "auto", progress: Progress | None = None,
+              names: Iterable[str] | None = None, autotune: bool = True) -> list[dict[str, Any]]:
+    """Every spec's bench cases, Triton against torch in the same run, one dict per case.
+
+    On the GPU a spec's ``autotune_configs`` are each timed on the case's inputs and the fastest
+    passing one is kept (``row["autotune"]`` says which won). On the interpreter the shapes are
+    shrunk to run in seconds (the row's notes say so) and no configs are tried."""
+    _load_catalog()
+    try:
+        be = backends.resolve(backend)
+    except TilescopeError as e:
+        return [{"kernel": "*", "error": e.message, "error_kind": e.kind}]
+    wanted = list(names) if names is not None else None
+    specs = [s for s in REGISTRY if wanted is None or s.name in wanted]
+    if wanted is not None:
+        unknown = [n for n in wanted if n not in REGISTRY]
+        if unknown:
+            return [{"kernel": n, "error": f"unknown kernel {n!r}", "error_kind": "validation"} for n in unknown]
+    jobs = [(s, c) for s in specs for c in (s.bench_cases or ({},))]
+    rows: list[dict[str, Any]] = []
+    for j, (spec, case) in enumerate(jobs):
+        if progress is not None:
+            progress(f"{spec.name} ({j + 1}/{len(jobs)})", j / max(1, len(jobs)))
+        values = {**spec.defaults(), **case}
+        notes: list[str] = []
+        if be.is_interpreter:
+            values, notes = _shrink_for_interpreter(spec, values)
+        configs = list(spec.autotune_configs) if (autotune and not be.is_interpreter) else []
+        cache = _InputCache()
+        base = RunRequest(kernel=spec.name, values=values, backend=be.name, keep_asm=False,
+                          keep_error_map=False, user_file=None if spec.origin == "catalog" else spec.origin)
+        first = run(base, _cache=cache)
+        if not configs:
+            rows.append(_row(spec, case, first, notes))
+            cache.clear()
+            continue
+        torch_t = first.metrics.torch_timing if first.metrics else None
+        tried = [("case", dict(case), first)]
+        for cv in configs:
+            rr = RunRequest(kernel=spec.name, values={**values, **cv}, backend=be.name, keep_asm=False,
+                            keep_error_map=False, user_file=base.user_file)
+            tried.append(("config", dict(cv), run(rr, _cache=cache, _torch_timing=torch_t)))
+        cache.clear()
+        b = _best([t[2] for t in tried])
+        chosen = tried[b][2] if b is not None else first
+        row = _row(spec, case, chosen, notes)
+        row["autotune"] = {
+            "tried": len(tried),
+            "best": (dict(tried[b][1]) if b is not None else None),
+            "best_is_case": b == 0,
+            "results": [{"source": src, "config": cv, "ms": r.timing.median_ms if r.timing else None,
+                         "passed": bool(r.check.passed) if r.check else False,
+                         "error": r.error.message if r.error else None} for src, cv, r in tried],
+        }
+        rows.append(row)
+    if progress is not None:
+        progress("done", 1.0)
+    return rows
+
+
+def median_ratio(rows: list[dict[str, Any]], kernel: str) -> float | None:
+    """A kernel's ratio against torch summarized over its rows (median of the rows that have one)."""
+    rs = [r["ratio"] for r in rows if r.get("kernel") == kernel and r.get("ratio")]
+    return statistics.median(rs) if rs else None
+

@@ -1,0 +1,307 @@
+"""Every contact of the tracer with Triton's *private* interpreter internals, in one file.
+
+``triton.runtime.interpreter`` is not a public API: a Triton release may rename what the tracer
+leans on. So the tracer reaches it only through this narrow interface:
+
+- ``require()``: check that every hook exists; ``TraceUnsupported`` names the first missing one.
+  Called before anything runs, so a future Triton gives a clear error, never a wrong map;
+- ``rewrite(jit_fn, transform)``: the kernel rewritten as the interpreter rewrites it (its AST
+  pass), with an extra AST pass of ours first (the loop counters), line numbers kept;
+- ``hooks(on_access)``: observe every load, store and atomic of the interpreter's builder, and
+  switch off the lanes ``on_access`` returns (out-of-bounds addresses) before memory is touched;
+- ``run_programs(...)``: run a chosen set of programs of one launch (a window of the grid);
+- ``constexpr_names(jit_fn)``.
+
+Checked against Triton 3.6 and 3.9. They differ in the builder's signatures
+(``create_masked_load(ptrs, mask, other, cache_modifier, eviction_policy, is_volatile)`` in 3.6,
+``(ptrs, mask, other, cache_policy, is_volatile)`` in 3.9; stores likewise) — the hooks take the
+leading arguments they need and pass the rest through — and 3.9 adds ``create_atomic_load`` /
+``create_atomic_store`` (routed to the masked load/store, recorded as atomics here).
+Every patch is undone on exit, also on error.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import inspect
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from .errors import TraceUnsupported
+from .model import OP_ATOMIC, OP_LOAD, OP_STORE
+
+__all__ = ["require", "rewrite", "hooks", "run_programs", "constexpr_names", "OnAccess"]
+
+#: on_access(op, ptrs, mask) -> lanes to switch off (bool, ptrs' shape) or None.
+#: ``ptrs`` is the uint64 address array of the access, ``mask`` its bool mask (None: all lanes).
+OnAccess = Callable[[int, np.ndarray, "np.ndarray | None"], "np.ndarray | None"]
+
+_MODULE_NAMES = ("interpreter_builder", "InterpreterBuilder", "TensorHandle", "FunctionRewriter",
+                 "InterpretedFunction", "_patch_lang", "_implicit_cvt", "_LangPatchScope")
+_BUILDER_HOOKS = ("create_masked_load", "create_masked_store", "create_atomic_rmw", "create_atomic_cas",
+                  "set_grid_dim", "set_grid_idx")
+_BUILDER_ATOMIC_VIA_MASKED = ("create_atomic_load", "create_atomic_store")  # 3.9 only
+_REWRITER_NAMES = ("_get_jit_fn_file_line", "_find_def", "_prepare_source", "ast_transformer")
+
+
+def _module() -> Any:
+    try:
+        import triton.runtime.interpreter as m
+    except ImportError as e:  # pragma: no cover - triton is a dependency
+        raise TraceUnsupported(f"Triton's interpreter cannot be imported ({e})",
+                               hook="triton.runtime.interpreter") from e
+    return m
+
+
+def _version() -> str:
+    import triton
+
+    return getattr(triton, "__version__", "?")
+
+
+def _missing(where: str, name: str) -> TraceUnsupported:
+    hook = f"{where}.{name}"
+    return TraceUnsupported(
+        f"the tracer cannot run on Triton {_version()}: its interpreter has no {hook} "
+        f"(the tracer was written against Triton 3.6 and 3.9 and needs that hook to observe "
+        f"loads and stores)", hook=hook)
+
+
+def require() -> None:
+    """Raise ``TraceUnsupported`` naming the first interpreter hook this Triton lacks."""
+    m = _module()
+    for name in _MODULE_NAMES:
+        if not hasattr(m, name):
+            raise _missing("triton.runtime.interpreter", name)
+    for name in _BUILDER_HOOKS:
+        if not callable(getattr(m.InterpreterBuilder, name, None)):
+            raise _missing("InterpreterBuilder", name)
+    for name in _REWRITER_NAMES:
+        if not hasattr(m.FunctionRewriter, name):
+            raise _missing("FunctionRewriter", name)
+    if not callable(getattr(m._LangPatchScope, "restore", None)):
+        raise _missing("_LangPatchScope", "restore")
+
+
+def constexpr_names(jit_fn: Any) -> set[str]:
+    """Names of the ``tl.constexpr`` parameters (passed to the interpreted kernel as they are)."""
+    params = getattr(jit_fn, "params", None)
+    if params is not None and all(hasattr(p, "is_constexpr") for p in params):
+        return {p.name for p in params if p.is_constexpr}
+    ann = getattr(getattr(jit_fn, "fn", jit_fn), "__annotations__", {})
+    return {n for n, t in ann.items() if "constexpr" in str(t)}
+
+
+def rewrite(jit_fn: Any, transform: Callable[[ast.Module], ast.Module] | None = None,
+            extra_globals: dict[str, Any] | None = None) -> Callable[..., Any]:
+    """The kernel as the interpreter runs it, after ``transform`` (an extra AST pass).
+
+    Mirrors ``FunctionRewriter.rewrite_ast`` (the source from the ``def`` line, Triton's AST pass,
+    line numbers shifted to the file's), but executes in a *copy* of the kernel's globals with
+    ``extra_globals`` added, so the user's module is left untouched. Raises TraceUnsupported when
+    the kernel's source is unavailable (the counters need it)."""
+    require()
+    m = _module()
+    fn = getattr(jit_fn, "fn", jit_fn)
+    try:
+        lines, _ = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise TraceUnsupported(f"the source of kernel {fn.__name__!r} is not available ({e}); the "
+                               "tracer needs it to follow loops and source lines",
+                               hook="inspect.getsourcelines") from e
+    rw = m.FunctionRewriter(fn)
+    rw.filename, rw.def_file_lineno = rw._get_jit_fn_file_line()
+    rw.def_lineno = rw._find_def(lines)
+    tree = ast.parse(rw._prepare_source(lines))
+    if transform is not None:
+        tree = transform(tree)
+    tree = rw.ast_transformer.visit(tree)
+    ast.fix_missing_locations(tree)
+    ast.increment_lineno(tree, rw.def_file_lineno - 1)
+    code = compile(tree, filename=rw.filename, mode="exec")
+    g = dict(fn.__globals__)
+    for key, value in vars(m).items():  # what Triton's _compile_and_exec adds (interpreter_semantic …)
+        g.setdefault(key, value)
+    g.update(extra_globals or {})
+    ns: dict[str, Any] = {}
+    exec(code, g, ns)  # noqa: S102 - the user's own kernel, as Triton's interpreter does
+    return ns[fn.__name__]
+
+
+@contextlib.contextmanager
+def hooks(on_access: OnAccess) -> Iterator[None]:
+    """Observe the interpreter builder's loads, stores and atomics while the context is open.
+
+    Lanes that ``on_access`` returns are removed from the access *before* the real operation: a
+    load gives ``other`` (or 0) there, a store writes nothing, so an out-of-bounds address is
+    recorded and never dereferenced. Patches are instance attributes of the builder, removed on
+    exit whatever happens."""
+    require()
+    m = _module()
+    b = m.interpreter_builder
+    TH = m.TensorHandle
+    import triton.language as tl
+
+    orig = {name: getattr(b, name) for name in
+            ("create_masked_load", "create_masked_store", "create_atomic_rmw", "create_atomic_cas")}
+    atomic_depth = [0]  # > 0 inside 3.9's create_atomic_load/store (they call the masked ones)
+
+    def _cleared(mask: Any, ptrs: Any, off: np.ndarray) -> Any:
+        keep = ~off
+        if mask is None:
+            return TH(keep, tl.int1)
+        return TH(np.logical_and(np.broadcast_to(mask.data, off.shape), keep), mask.dtype)
+
+    def load(ptrs: Any, mask: Any, other: Any, *rest: Any, **kw: Any) -> Any:
+        op = OP_ATOMIC if atomic_depth[0] else OP_LOAD
+        off = on_access(op, ptrs.data, None if mask is None else mask.data)
+        if off is not None:
+            mask = _cleared(mask, ptrs, off)
+        return orig["create_masked_load"](ptrs, mask, other, *rest, **kw)
+
+    def store(ptrs: Any, value: Any, mask: Any, *rest: Any, **kw: Any) -> Any:
+        op = OP_ATOMIC if atomic_depth[0] else OP_STORE
+        off = on_access(op, ptrs.data, None if mask is None else mask.data)
+        if off is not None:
+            mask = _cleared(mask, ptrs, off)
+        return orig["create_masked_store"](ptrs, value, mask, *rest, **kw)
+
+    def atomic_rmw(rmw_op: Any, ptr: Any, val: Any, mask: Any, *rest: Any, **kw: Any) -> Any:
+        off = on_access(OP_ATOMIC, ptr.data, None if mask is None else mask.data)
+        if off is not None:
+            mask = _cleared(mask, ptr, off)
+        return orig["create_atomic_rmw"](rmw_op, ptr, val, mask, *rest, **kw)
+
+    def atomic_cas(ptr: Any, cmp: Any, val: Any, *rest: Any, **kw: Any) -> Any:
+        off = on_access(OP_ATOMIC, ptr.data, None)
+        if off is None:
+            return orig["create_atomic_cas"](ptr, cmp, val, *rest, **kw)
+        # compare-and-swap has no mask: run it on the in-bounds lanes only, 0 elsewhere
+        keep = ~off
+
+        def sub(h: Any) -> Any:
+            return TH(np.ascontiguousarray(np.broadcast_to(h.data, off.shape)[keep]), h.dtype)
+
+        res = orig["create_atomic_cas"](sub(ptr), sub(cmp), sub(val), *rest, **kw)
+        out = np.zeros(off.shape, dtype=res.data.dtype)
+        out[keep] = res.data
+        return TH(out, res.dtype)
+
+    def via_masked(name: str) -> Callable[..., Any]:
+        method = getattr(b, name)
+
+        def call(*args: Any, **kw: Any) -> Any:
+            atomic_depth[0] += 1
+            try:
+                return method(*args, **kw)
+            finally:
+                atomic_depth[0] -= 1
+        return call
+
+    patches = {"create_masked_load": load, "create_masked_store": store,
+               "create_atomic_rmw": atomic_rmw, "create_atomic_cas": atomic_cas}
+    for name in _BUILDER_ATOMIC_VIA_MASKED:
+        if callable(getattr(b, name, None)):
+            patches[name] = via_masked(name)
+    own = vars(b)
+    saved = {name: own[name] for name in patches if name in own}
+    try:
+        for name, fn in patches.items():
+            setattr(b, name, fn)
+        yield
+    finally:
+        for name in patches:
+            if name in saved:
+                setattr(b, name, saved[name])
+            else:
+                own.pop(name, None)
+
+
+def run_programs(kernel: Callable[..., Any], jit_fn: Any, bound: dict[str, Any],
+                 grid: tuple[int, int, int], pids: np.ndarray,
+                 before_program: Callable[[int], None] | None = None) -> None:
+    """Run the programs ``pids`` (linear ids, x fastest) of one launch of the rewritten ``kernel``.
+
+    ``bound`` maps every parameter name to its value (tensors on the CPU). Mirrors the body of
+    ``GridExecutor.__call__`` (patch triton.language, convert arguments, set the grid, call the
+    kernel per program) with our own loop, so a window of the grid can run on its own.
+    ``before_program(pid)`` runs before each program (progress, cancel, per-program state)."""
+    require()
+    m = _module()
+    consts = constexpr_names(jit_fn)
+    with _faster_interpreter(m) as scopes:
+        # patched first, undone last: the helpers' patches (made later) are undone before it
+        scopes.append(m._patch_lang(getattr(jit_fn, "fn", jit_fn)))
+        _run(m, kernel, consts, bound, grid, pids, before_program)
+
+
+@contextlib.contextmanager
+def _faster_interpreter(m: Any) -> Iterator[list[Any]]:
+    """Two speed-ups that leave the interpreter's results unchanged, undone on exit.
+
+    - A device-function call (``InterpretedFunction.__call__``: a kernel's jit helper, or
+      ``tl.cdiv``) re-patches triton.language on *every* call (~1 ms, patches it never undoes);
+      here each helper's module is patched once per run, and undone at the end (the scopes
+      yielded, undone last-in first-out);
+    - ``_get_np_dtype`` builds a 20-entry dict on every call; here its answers are cached."""
+    saved_call = m.InterpretedFunction.__dict__.get("__call__")
+    saved_np_dtype = m.__dict__.get("_get_np_dtype")
+    scopes: list[Any] = []
+    patched: set[int] = set()
+    error_type = getattr(m, "InterpreterError", None)
+
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        key = id(self.fn.__globals__)
+        if key not in patched:
+            patched.add(key)
+            scopes.append(m._patch_lang(self.fn))
+        fn = self.rewrite()
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            if error_type is None:
+                raise
+            raise error_type(repr(e)) from e
+
+    cache: dict[Any, Any] = {}
+
+    def np_dtype(tt: Any) -> Any:
+        try:
+            return cache[tt]
+        except KeyError:
+            cache[tt] = r = saved_np_dtype(tt)
+            return r
+        except TypeError:  # an unhashable type object: ask the original
+            return saved_np_dtype(tt)
+
+    use_call = saved_call is not None and callable(getattr(m.InterpretedFunction, "rewrite", None))
+    try:
+        if use_call:
+            m.InterpretedFunction.__call__ = call
+        if saved_np_dtype is not None:
+            m._get_np_dtype = np_dtype
+        yield scopes
+    finally:
+        while scopes:
+            scopes.pop().restore()
+        if use_call:
+            m.InterpretedFunction.__call__ = saved_call
+        if saved_np_dtype is not None:
+            m._get_np_dtype = saved_np_dtype
+
+
+def _run(m: Any, kernel: Callable[..., Any], consts: set[str], bound: dict[str, Any],
+         grid: tuple[int, int, int], pids: np.ndarray, before_program: Callable[[int], None] | None) -> None:
+    args = {name: value if name in consts else m._implicit_cvt(value) for name, value in bound.items()}
+    b = m.interpreter_builder
+    b.set_grid_dim(*grid)
+    gx, gy = int(grid[0]), int(grid[1])
+    set_idx = b.set_grid_idx
+    for pid in pids.tolist():
+        rest = pid // gx
+        set_idx(pid % gx, rest % gy, rest // gy)
+        if before_program is not None:
+            before_program(pid)
+        kernel(**args)

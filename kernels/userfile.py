@@ -1,0 +1,166 @@
+"""Load a user's kernel file: a .py that registers specs the way the catalog modules do.
+
+    from kernels.spec import KernelSpec, register
+    register(KernelSpec(name="my_add", ...))
+
+``load(path)`` imports the file under a fresh module name, so loading it again (after an edit)
+re-executes it and replaces the specs it registered before. Every way it can go wrong becomes a
+``UserFileError`` with one clear line: the file is missing, is not Python, has a syntax error
+(with its line), imports a module that is not installed (named), raises while running (with the
+line in the user's file), or registers nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import linecache
+import os
+import sys
+import traceback
+from pathlib import Path
+
+from .errors import UserFileError
+from .spec import REGISTRY, KernelSpec
+
+__all__ = ["load", "loaded_from", "ensure_loaded", "unload"]
+
+_counter = itertools.count()
+#: resolved path -> (mtime_ns, size) of the last successful load
+_STAMPS: dict[str, tuple[int, int]] = {}
+
+
+def _resolve(path: str | os.PathLike) -> Path:
+    return Path(path).expanduser().resolve()
+
+
+def loaded_from(path: str | os.PathLike) -> list[KernelSpec]:
+    """The specs currently registered from ``path``."""
+    p = str(_resolve(path))
+    return [s for s in REGISTRY if s.origin == p]
+
+
+def unload(path: str | os.PathLike) -> None:
+    """Remove the specs registered from ``path``."""
+    for s in loaded_from(path):
+        REGISTRY.remove(s.name)
+    _STAMPS.pop(str(_resolve(path)), None)
+
+
+def _line_in(exc: BaseException, file: str) -> int | None:
+    """The deepest line of ``file`` in the exception's traceback."""
+    line = None
+    for fs in traceback.extract_tb(exc.__traceback__):
+        if os.path.realpath(fs.filename) == file:
+            line = fs.lineno
+    return line
+
+
+def load(path: str | os.PathLike) -> list[KernelSpec]:
+    """Import the file and return the specs it registered (their ``origin`` is the path)."""
+    p = _resolve(path)
+    shown = str(path)
+    if not p.exists():
+        raise UserFileError(f"kernel file not found: {shown}", field="user_file")
+    if p.is_dir():
+        raise UserFileError(f"{shown} is a folder, not a kernel file (.py)", field="user_file")
+    try:
+        source = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserFileError(f"{shown} is not a Python file (it is not UTF-8 text)", field="user_file") from None
+    except OSError as e:
+        raise UserFileError(f"cannot read {shown}: {e.strerror or e}", field="user_file") from None
+    try:
+        compile(source, str(p), "exec")
+    except SyntaxError as e:
+        raise UserFileError(f"{shown}:{e.lineno}: syntax error: {e.msg} — is this a Python file?",
+                            detail=f"{e.text or ''}", field="user_file") from None
+    except ValueError as e:  # e.g. NUL bytes
+        raise UserFileError(f"{shown} is not a Python file ({e})", field="user_file") from None
+
+    key = str(p)
+    previous = loaded_from(p)
+    before = {name: REGISTRY.get(name) for name in REGISTRY.names()}
+    for s in previous:  # reload replaces: the file's old specs go first
+        REGISTRY.remove(s.name)
+
+    # triton reads a jit function's source through linecache; an edited file must be re-read
+    linecache.checkcache(key)
+    mod_name = f"tilescope_user_{p.stem}_{next(_counter)}"
+    spec = importlib.util.spec_from_file_location(mod_name, key)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    # a user file may import helper modules that sit next to it
+    added_path = str(p.parent) not in sys.path
+    if added_path:
+        sys.path.insert(0, str(p.parent))
+
+    def rollback() -> None:
+        for name in REGISTRY.names():
+            if name not in before or REGISTRY.get(name) is not before[name]:
+                REGISTRY.remove(name)
+        for name, s in before.items():
+            if name not in REGISTRY:
+                REGISTRY(s)
+        sys.modules.pop(mod_name, None)
+
+    try:
+        spec.loader.exec_module(module)
+    except ModuleNotFoundError as e:
+        rollback()
+        line = _line_in(e, key)
+        where = f"{shown}:{line}" if line else shown
+        raise UserFileError(f"{where}: imports module {e.name!r}, which is not installed",
+                            detail=traceback.format_exc(limit=-3), field="user_file") from None
+    except SyntaxError as e:  # from a module it imports
+        rollback()
+        raise UserFileError(f"{shown}: an imported file has a syntax error: {e.filename}:{e.lineno}: {e.msg}",
+                            field="user_file") from None
+    except BaseException as e:  # noqa: BLE001 - anything the user's code raises
+        rollback()
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        line = _line_in(e, key)
+        where = f"{shown}:{line}" if line else shown
+        msg = str(e).splitlines()[0] if str(e) else ""
+        raise UserFileError(f"{where}: {type(e).__name__}: {msg}".rstrip(": "),
+                            detail=traceback.format_exc(limit=-5), field="user_file") from None
+    finally:
+        if added_path:
+            try:
+                sys.path.remove(str(p.parent))
+            except ValueError:
+                pass
+
+    new = [s for s in REGISTRY if before.get(s.name) is not s]
+    shadowing = [s.name for s in new if s.name in before and before[s.name].origin != key]
+    if shadowing:
+        rollback()
+        raise UserFileError(
+            f"{shown} registers {', '.join(repr(n) for n in shadowing)}, the name of a kernel that "
+            "is already loaded; give your kernel another name", field="user_file")
+    if not new:
+        rollback()
+        raise UserFileError(
+            f"{shown} registers no kernels: call kernels.spec.register(KernelSpec(...)) in it",
+            field="user_file")
+    for s in new:
+        s.origin = key
+    st = p.stat()
+    _STAMPS[key] = (st.st_mtime_ns, st.st_size)
+    return new
+
+
+def ensure_loaded(path: str | os.PathLike) -> list[KernelSpec]:
+    """Load ``path`` unless it is loaded and unchanged since (same mtime and size)."""
+    p = _resolve(path)
+    key = str(p)
+    try:
+        st = p.stat()
+    except OSError:
+        return load(path)  # raises the clear "not found"
+    specs = loaded_from(p)
+    if specs and _STAMPS.get(key) == (st.st_mtime_ns, st.st_size):
+        return specs
+    return load(path)

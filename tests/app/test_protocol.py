@@ -1,0 +1,176 @@
+"""The worker pipe's framing: if these fail, the GUI and the worker stop understanding each other."""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+from app.protocol import (
+    FrameDecoder,
+    PayloadError,
+    ProtocolError,
+    Reply,
+    Request,
+    decode,
+    encode,
+    read_frame,
+    write_frame,
+)
+from kernels.results import CheckResult, ErrorInfo, RunRequest
+
+
+def _check(n: int = 1000) -> CheckResult:
+    em = np.linspace(0, 1, n, dtype=np.float32)
+    return CheckResult(True, "out", "fp32", 1e-7, 2e-8, 1e-4, 1e-4, n, 0, 0, 0, 0, error_map=em)
+
+
+class _Trickle(io.RawIOBase):
+    """A stream that hands out at most ``k`` bytes per read, like a pipe under load."""
+
+    def __init__(self, data: bytes, k: int) -> None:
+        self._data, self._pos, self._k = data, 0, k
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        n = self._k if n < 0 else min(n, self._k)
+        out = self._data[self._pos: self._pos + n]
+        self._pos += len(out)
+        return out
+
+
+def test_round_trip_keeps_dataclasses_and_arrays():
+    req = Request(7, 7, "run", RunRequest("vector_add", {"N": 4096, "dtype": "fp16"}, backend="interpreter"))
+    rep = Reply(7, 7, "result", _check())
+    for msg in (req, rep):
+        frame = encode(msg)
+        assert struct.unpack(">I", frame[:4])[0] == len(frame) - 4  # the header is the body length
+        back = read_frame(io.BytesIO(frame))
+        assert type(back) is type(msg) and back.id == 7 and back.kind == msg.kind
+    assert back.payload.error_map.dtype == np.float32
+    np.testing.assert_array_equal(back.payload.error_map, rep.payload.error_map)
+    assert read_frame(io.BytesIO(encode(req))).payload.values == {"N": 4096, "dtype": "fp16"}
+
+
+def test_partial_reads_reassemble_frames():
+    msgs = [Reply(i, i, "progress", ("launch", i / 10)) for i in range(5)] + [Reply(9, 9, "result", _check(5000))]
+    data = b"".join(encode(m) for m in msgs)
+    # a blocking reader that gets 3 bytes at a time
+    stream = _Trickle(data, 3)
+    got = []
+    while (m := read_frame(stream)) is not None:
+        got.append(m)
+    assert [m.id for m in got] == [0, 1, 2, 3, 4, 9]
+    assert got[2].payload == ("launch", 0.2)
+    # the incremental decoder fed in odd-sized chunks gives the same messages, none early
+    dec = FrameDecoder()
+    out = []
+    for i in range(0, len(data), 7):
+        out += dec.feed(data[i: i + 7])
+    dec.eof()
+    assert [m.id for m in out] == [0, 1, 2, 3, 4, 9]
+    assert dec.pending == 0
+    np.testing.assert_array_equal(out[-1].payload.error_map, got[-1].payload.error_map)
+
+
+def test_stream_ending_inside_a_frame_is_an_error_not_a_hang():
+    frame = encode(Reply(1, 1, "result", "x" * 100))
+    assert read_frame(io.BytesIO(b"")) is None  # a clean end between frames
+    with pytest.raises(ProtocolError, match="header"):
+        read_frame(io.BytesIO(frame[:2]))
+    with pytest.raises(ProtocolError, match="ended inside a frame"):
+        read_frame(io.BytesIO(frame[:-10]))
+    dec = FrameDecoder()
+    assert dec.feed(frame[:-10]) == []
+    with pytest.raises(ProtocolError, match="left over"):
+        dec.eof()
+
+
+def test_stray_text_on_the_pipe_is_reported_at_once():
+    # "Hello world" read as a header would mean a 1.2 GB frame; it must fail on the next bytes
+    stream = io.BytesIO(b"Hello world from a print()\n" + encode(Reply(1, 1, "log", "x")))
+    with pytest.raises(ProtocolError, match="not a protocol-5 pickle"):
+        read_frame(stream)
+    dec = FrameDecoder()
+    with pytest.raises(ProtocolError, match="stray output"):
+        dec.feed(b"Hello")
+    with pytest.raises(ProtocolError):  # the decoder stays broken: it lost its place
+        dec.feed(encode(Reply(1, 1, "log", "x")))
+
+
+def test_corrupt_body_and_wrong_objects_are_rejected():
+    frame = bytearray(encode(Reply(3, 3, "result", {"a": list(range(50))})))
+    frame[20:40] = b"\xff" * 20
+    with pytest.raises(ProtocolError, match="corrupt frame"):
+        read_frame(io.BytesIO(bytes(frame)))
+    with pytest.raises(ProtocolError, match="too small"):
+        read_frame(io.BytesIO(struct.pack(">I", 1) + b"\x80"))
+    not_a_message = pickle.dumps({"id": 1}, protocol=5)
+    with pytest.raises(ProtocolError, match="not a Request or Reply"):
+        decode(not_a_message)
+
+
+def test_torch_objects_cannot_cross_the_pipe():
+    """A result holding a torch object would import torch in the GUI process when unpickled."""
+
+    class FakeDtype:  # pickled by reference to a class in a module named torch
+        pass
+
+    FakeDtype.__module__ = "torch"
+    FakeDtype.__qualname__ = "FakeDtype"
+    with pytest.raises(PayloadError, match="torch.FakeDtype"):
+        encode(Reply(1, 1, "result", {"dtype": FakeDtype()}))
+    # and a frame that refers to torch anyway is refused on the reading side, stream kept in step
+    body = pickle.dumps(Reply(1, 1, "result", ErrorInfo("x", "y")), protocol=5)
+    body = body.replace(b"kernels.results", b"torch.results__")
+    frame = struct.pack(">I", len(body)) + body
+    with pytest.raises(PayloadError, match="torch"):
+        read_frame(io.BytesIO(frame))
+    dec = FrameDecoder()
+    out = dec.feed(frame + encode(Reply(2, 2, "log", "ok")))
+    assert isinstance(out[0], PayloadError) and out[1].payload == "ok"
+    with pytest.raises(PayloadError, match="cannot send"):
+        encode(Reply(1, 1, "result", threading.Lock()))
+
+
+def test_frames_through_a_real_pipe_between_processes():
+    """A large frame crosses an OS pipe (short reads and writes) intact."""
+    big = np.arange(3_000_000, dtype=np.int64)  # 24 MB: many pipe buffers
+    code = (
+        "import sys, numpy as np\n"
+        "from app.protocol import Reply, write_frame\n"
+        "write_frame(sys.stdout.buffer, Reply(5, 5, 'result', np.arange(3_000_000, dtype=np.int64)))\n"
+        "write_frame(sys.stdout.fileno(), Reply(6, 6, 'log', 'done'))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    # unbuffered: the reader sees the pipe's short reads as they come
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env, bufsize=0)
+    first = read_frame(proc.stdout)
+    second = read_frame(proc.stdout)
+    assert read_frame(proc.stdout) is None
+    assert proc.wait(timeout=30) == 0
+    np.testing.assert_array_equal(first.payload, big)
+    assert (second.id, second.payload) == (6, "done")
+
+
+def test_write_frame_to_file_descriptor():
+    r, w = os.pipe()
+    try:
+        write_frame(w, Request(1, 1, "ping"))
+        os.close(w)
+        w = -1
+        assert read_frame(r).kind == "ping"
+        assert read_frame(r) is None
+    finally:
+        os.close(r)
+        if w >= 0:
+            os.close(w)

@@ -1,0 +1,174 @@
+"""ParamPanel driven as a person would: typing into fields, pressing arrows, reading the reasons."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QLabel
+
+from views.demo_results import matmul_info, vector_add_info
+from views.param_panel import ParamPanel
+
+
+@pytest.fixture
+def panel(qtbot):
+    p = ParamPanel(vector_add_info())
+    qtbot.addWidget(p)
+    p.show()
+    return p
+
+
+def _retype(qtbot, widget, text):
+    """Select what is in the field and type over it, as a user would."""
+    line = widget.lineEdit() if hasattr(widget, "lineEdit") else widget
+    line.selectAll()
+    qtbot.keyClicks(line, text)
+
+
+def test_defaults_are_valid_and_typed(panel):
+    # breaks if the panel does not start from the kernel's defaults as typed values
+    assert panel.is_valid()
+    assert panel.values() == {"BLOCK_SIZE": 1024, "num_warps": 4, "num_stages": 3, "N": 98432, "dtype": "fp32"}
+    assert panel.errors() == {}
+
+
+def test_non_power_of_two_block_is_reported(qtbot, panel):
+    # breaks if a typed BLOCK_SIZE=100 is accepted or rounded silently instead of explained
+    spin = panel.editor("BLOCK_SIZE")
+    with qtbot.waitSignal(panel.validityChanged) as blocker:
+        _retype(qtbot, spin, "100")
+    assert blocker.args == [False]
+    assert spin.cleanText() == "100"
+    reason = panel.error_for("BLOCK_SIZE")
+    assert "power of two" in reason and "64 or 128" in reason
+    label = panel.findChild(QLabel, "error_BLOCK_SIZE")
+    assert label.text() == reason and not label.isHidden()
+    assert panel.is_marked("BLOCK_SIZE") and not panel.is_marked("N")
+    # fixing it re-enables and emits the corrected values
+    emitted = []
+    panel.valuesChanged.connect(emitted.append)
+    with qtbot.waitSignal(panel.validityChanged):
+        _retype(qtbot, spin, "128")
+    assert panel.is_valid() and panel.values()["BLOCK_SIZE"] == 128
+    assert emitted[-1]["BLOCK_SIZE"] == 128
+    assert panel.error_for("BLOCK_SIZE") == "" and label.isHidden() and not panel.is_marked("BLOCK_SIZE")
+
+
+def test_block_arrows_double_and_halve(qtbot, panel):
+    # breaks if the arrows step by 1 instead of powers of two
+    spin = panel.editor("BLOCK_SIZE")
+    qtbot.keyClick(spin, Qt.Key.Key_Up)
+    assert spin.value() == 2048
+    qtbot.keyClick(spin, Qt.Key.Key_Down)
+    qtbot.keyClick(spin, Qt.Key.Key_Down)
+    assert spin.value() == 512
+    _retype(qtbot, spin, "100")  # from a typed non-power, Up goes to the next power of two
+    qtbot.keyClick(spin, Qt.Key.Key_Up)
+    assert spin.value() == 128 and panel.is_valid()
+    spin.setValue(65536)  # the kernel's maximum: Up stays there
+    qtbot.keyClick(spin, Qt.Key.Key_Up)
+    assert spin.value() == 65536
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("abc", "N: 'abc' is not an integer"),
+    ("0", "N=0: a size must be positive"),
+    ("-5", "N=-5: a size must be positive"),
+])
+def test_bad_sizes_give_reasons(qtbot, panel, text, expected):
+    # breaks if a nonsense problem size is accepted, or its reason is not shown under the field
+    edit = panel.editor("N")
+    with qtbot.waitSignal(panel.validityChanged) as blocker:
+        _retype(qtbot, edit, text)
+    assert blocker.args == [False]
+    assert panel.error_for("N") == expected
+    assert not panel.findChild(QLabel, "error_N").isHidden()
+    emitted = []
+    panel.valuesChanged.connect(emitted.append)
+    _retype(qtbot, edit, "2**12")  # passes through "2" and "2*" on the way
+    assert emitted[-1]["N"] == 4096 and panel.is_valid() and panel.error_for("N") == ""
+
+
+def test_num_warps_steps_through_allowed_values_and_rejects_3(qtbot, panel):
+    # breaks if num_warps can be set to a value Triton refuses without the panel saying so
+    spin = panel.editor("num_warps")
+    qtbot.keyClick(spin, Qt.Key.Key_Up)
+    assert spin.value() == 8
+    qtbot.keyClick(spin, Qt.Key.Key_Down)
+    qtbot.keyClick(spin, Qt.Key.Key_Down)
+    assert spin.value() == 2
+    _retype(qtbot, spin, "3")
+    assert not panel.is_valid()
+    assert panel.error_for("num_warps") == "num_warps=3 is not allowed (allowed: 1, 2, 4, 8, 16, 32)"
+
+
+def test_only_valid_values_are_emitted(qtbot, panel):
+    # breaks if the session would be handed values that do not validate
+    seen = []
+    panel.valuesChanged.connect(seen.append)
+    _retype(qtbot, panel.editor("N"), "12x")
+    # "1" and "12" were valid on the way and emitted; "12x" is not
+    assert [v["N"] for v in seen] == [1, 12]
+    assert not panel.is_valid() and panel.error_for("N") == "N: '12x' is not an integer"
+
+
+def test_dtype_combo_lists_only_kernel_dtypes_and_emits(qtbot, panel):
+    combo = panel.editor("dtype")
+    assert [combo.itemText(i) for i in range(combo.count())] == ["fp32", "fp16", "bf16"]
+    with qtbot.waitSignal(panel.valuesChanged) as blocker:
+        combo.setCurrentIndex(1)
+    assert blocker.args[0]["dtype"] == "fp16"
+
+
+def test_gpu_backend_disabled_with_reason(qtbot, panel):
+    # breaks if a user without a GPU can pick GPU, or is not told why it is greyed out
+    assert panel.backend() == "gpu"
+    with qtbot.waitSignal(panel.backendChanged) as blocker:
+        panel.set_gpu_available(False, "torch.cuda.is_available() is False")
+    assert blocker.args == ["interpreter"]
+    item = panel.backend_combo.model().item(0)
+    assert not item.isEnabled() and item.toolTip() == "torch.cuda.is_available() is False"
+    assert "torch.cuda.is_available() is False" in panel.backend_note.text() and not panel.backend_note.isHidden()
+    panel.set_backend("gpu")  # refused while unavailable
+    assert panel.backend() == "interpreter"
+    assert not panel.launch_note.isHidden()  # launch options do nothing under the interpreter
+    panel.set_gpu_available(True)
+    assert panel.backend() == "gpu" and panel.backend_note.isHidden() and item.isEnabled()
+
+
+def test_rule_violation_marks_its_fields(qtbot):
+    # breaks if a cross-parameter rule (BLOCK_M*BLOCK_N <= 128*256) is not shown on its fields
+    p = ParamPanel(matmul_info())
+    qtbot.addWidget(p)
+    p.show()
+    _retype(qtbot, p.editor("BLOCK_M"), "256")
+    assert p.is_valid()
+    with qtbot.waitSignal(p.validityChanged) as blocker:
+        qtbot.keyClick(p.editor("BLOCK_N"), Qt.Key.Key_Up)  # 128 -> 256
+    assert blocker.args == [False]
+    assert "at most 128 x 256" in p.error_for("BLOCK_M")
+    assert p.is_marked("BLOCK_M") and p.is_marked("BLOCK_N") and not p.is_marked("BLOCK_K")
+    qtbot.keyClick(p.editor("BLOCK_N"), Qt.Key.Key_Down)
+    assert p.is_valid() and not p.is_marked("BLOCK_N") and p.error_for("BLOCK_M") == ""
+    # a rule over a shape: BLOCK_K <= K
+    _retype(qtbot, p.editor("K"), "64")
+    assert p.is_valid()
+    _retype(qtbot, p.editor("BLOCK_K"), "128")
+    assert p.error_for("BLOCK_K") == "BLOCK_K must not exceed K" and p.is_marked("K")
+
+
+def test_flag_checkbox_and_set_values(qtbot):
+    p = ParamPanel(matmul_info())
+    qtbot.addWidget(p)
+    p.show()
+    box = p.editor("ACC_FP32")
+    assert box.isChecked()
+    with qtbot.waitSignal(p.valuesChanged) as blocker:  # click the tick box itself (left end)
+        qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))
+    assert blocker.args[0]["ACC_FP32"] is False
+    p.set_values({"BLOCK_M": 64, "M": 4096, "unknown": 1})
+    assert p.values()["BLOCK_M"] == 64 and p.values()["M"] == 4096 and p.is_valid()
+    p.reset_defaults()
+    assert p.values()["BLOCK_M"] == 128 and p.values()["ACC_FP32"] is True

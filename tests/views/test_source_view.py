@@ -1,0 +1,89 @@
+"""The source view: real line numbers, a marked line that scrolls into view, Triton-aware
+highlighting."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QTextCharFormat
+
+from views.demo import MATMUL_SOURCE, VECTOR_ADD_SOURCE
+from views.source_view import SourceView
+
+
+@pytest.fixture
+def view(qtbot):
+    v = SourceView()
+    qtbot.addWidget(v)
+    v.resize(700, 300)
+    v.show()
+    qtbot.waitExposed(v)
+    return v
+
+
+def _formats_at(view: SourceView, block_no: int, col: int):
+    block = view.editor().document().findBlockByNumber(block_no)
+    # copies: the ranges' formats die with the temporary list Qt returns
+    return [QTextCharFormat(r.format) for r in block.layout().formats()
+            if r.start <= col < r.start + r.length]
+
+
+def test_mark_line_uses_the_files_line_numbers(view):
+    view.set_source(VECTOR_ADD_SOURCE, first_line=18)
+    assert view.first_line() == 18 and view.line_count() == len(VECTOR_ADD_SOURCE.splitlines()) + 1
+    assert view.mark_line(24)  # file line 24 = the 7th line of the snippet
+    sels = view.editor().extraSelections()
+    assert len(sels) == 1 and sels[0].cursor.blockNumber() == 6
+    assert view.editor().textCursor().blockNumber() == 6
+    assert "tl.load(x_ptr" in view.line_text(24)
+    assert view.marked_line() == 24
+    assert sels[0].format.background().color() != QColor("white")
+    view.clear_mark()
+    assert view.editor().extraSelections() == [] and view.marked_line() is None
+
+
+def test_a_line_outside_the_source_clears_the_mark(view):
+    view.set_source(VECTOR_ADD_SOURCE, first_line=18)
+    view.mark_line(20)
+    assert not view.mark_line(17)  # before the snippet
+    assert view.editor().extraSelections() == []
+    assert not view.mark_line(18 + 500)
+    assert view.marked_line() is None
+
+
+def test_marking_a_far_line_scrolls_it_into_view(qtbot, view):
+    text = "\n".join(f"x{i} = {i}  # line {i}" for i in range(300))
+    view.set_source(text, first_line=1000)
+    assert view.editor().firstVisibleBlock().blockNumber() == 0
+    view.mark_line(1250)
+    qtbot.wait(1)
+    assert view.editor().firstVisibleBlock().blockNumber() > 200
+    assert view.editor().viewport().rect().contains(view.editor().cursorRect())
+    # the gutter is wide enough for the largest number shown
+    assert view.gutter_width() > view.editor().fontMetrics().horizontalAdvance("1299")
+
+
+def test_highlighting_sets_loads_and_stores_apart(view):
+    view.set_source('"""A docstring\nover two lines"""\n' + MATMUL_SOURCE, first_line=1)
+    lines = view.text().splitlines()
+    def find(snippet):
+        for i, ln in enumerate(lines):
+            if snippet in ln:
+                return i, ln.index(snippet)
+        raise AssertionError(snippet)
+
+    def fmt(snippet, offset=0):
+        b, c = find(snippet)
+        fs = _formats_at(view, b, c + offset)
+        assert fs, f"{snippet!r} is not highlighted"
+        return fs[-1]
+
+    load, store, arange = fmt("tl.load("), fmt("tl.store("), fmt("tl.arange(")
+    assert load.background().color() != store.background().color()
+    assert load.background().style() != Qt.BrushStyle.NoBrush != store.background().style()
+    assert arange.background().style() == Qt.BrushStyle.NoBrush, "an ordinary tl.* call should not look like a load"
+    assert arange.foreground().color() != QColor("black")
+    assert fmt("for k in").fontWeight() == QFont.Weight.Bold  # keyword
+    assert fmt("# grouped order").fontItalic()  # comment
+    assert fmt("over two lines").foreground().color() == fmt('"""A docstring').foreground().color()
+    assert fmt("other=0.0", 6).foreground().color() != QColor("black")  # number

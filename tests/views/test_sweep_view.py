@@ -1,0 +1,97 @@
+"""SweepView: the 1-D curve, the 2-D heatmap with its best cell, failures, live filling."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np
+import pytest
+from PySide6.QtGui import QImage
+
+from views.demo_results import demo_sweep_1d, demo_sweep_2d
+from views.sweep_view import SweepView
+
+
+@pytest.fixture
+def view(qtbot):
+    v = SweepView("GB/s")
+    qtbot.addWidget(v)
+    v.resize(720, 440)
+    v.show()
+    return v
+
+
+def test_one_axis_sweep_fills_the_curve(view):
+    # breaks if points are lost, the axis is not log2 for block sizes, or a failure is hidden
+    sweep = demo_sweep_1d()
+    view.set_sweep(sweep)
+    assert view.mode() == "1d" and view.stack.currentWidget() is view.curve_plot
+    x, y = view.triton_curve.getData()
+    assert len(x) == 13 and list(x) == list(range(4, 17))  # log2(16) .. log2(65536)
+    gbps = [p.result.metrics.gbps if p.result.metrics else np.nan for p in sweep.points]
+    assert np.allclose(y, gbps, equal_nan=True)
+    assert np.isnan(y[-1])  # 65536 failed to compile: a gap, not a zero
+    tx, _ = view.torch_curve.getData()
+    assert len(tx) == 12
+    fx = [p.pos().x() for p in view.failed_marks.points()]
+    assert fx == [16.0]
+    assert "required registers exceed" in view.cell_tooltip(12)
+    ticks = view.curve_plot.getPlotItem().getAxis("bottom")._tickLevels[0]
+    assert [t[1] for t in ticks][:3] == ["16", "32", "64"] and ticks[-1][1] == "65536"
+    best = int(np.nanargmax(y))
+    assert view.best_index() == (best,)
+    assert view.best_mark.points()[0].pos().x() == x[best]
+    assert "13/13 points, 1 failed" in view.title.text()
+
+
+def test_two_axis_sweep_heatmap_and_best_cell(view):
+    # breaks if the heatmap is transposed, the best cell is boxed in the wrong place, or a failed
+    # cell shows a number
+    sweep = demo_sweep_2d()
+    view.set_metric("TFLOP/s")
+    view.set_sweep(sweep)
+    assert view.mode() == "2d" and view.stack.currentWidget() is view.heat_plot
+    img = view.heatmap()
+    assert img.shape == (5, 5) and view.image.image.shape == (5, 5)
+    # row = BLOCK_N index, column = BLOCK_M index
+    p = next(p for p in sweep.points if p.values == {"BLOCK_M": 16, "BLOCK_N": 256})
+    assert img[4, 0] == pytest.approx(p.result.metrics.tflops)
+    assert np.isnan(img[4, 4])  # 256 x 256 ran out of shared memory
+    assert view.best_index() == (3, 3)
+    assert img[3, 3] == np.nanmax(img)
+    box = view.best_box.rect()
+    assert box.center().x() == pytest.approx(3.5) and box.center().y() == pytest.approx(3.5)
+    assert view.best_box.isVisible()
+    assert view._cell_labels[3][3].toPlainText() == f"{img[3, 3]:,.0f}"
+    assert view._cell_labels[4][4].toPlainText() == "failed"
+    assert len(view._hatches) == 1
+    assert "shared memory" in view.cell_tooltip(4, 4)
+    assert "best of the sweep" in view.cell_tooltip(3, 3)
+    lo, hi = view.colorbar.levels()
+    assert lo == pytest.approx(np.nanmin(img)) and hi == pytest.approx(np.nanmax(img))
+    ticks = view.heat_plot.getPlotItem().getAxis("left")._tickLevels[0]
+    assert [t[1] for t in ticks] == ["16", "32", "64", "128", "256"]
+
+
+def test_live_filling(view):
+    # breaks if points arriving one by one are not drawn as they come
+    sweep = demo_sweep_2d()
+    view.set_metric("TFLOP/s")
+    axes = sweep.request.axes
+    for p in sweep.points[:3]:
+        view.add_point(p, axes)
+    img = view.heatmap()
+    assert np.isfinite(img).sum() == 3 and "3/25 points" in view.title.text()
+    assert "not run yet" in view.cell_tooltip(4, 4)
+    view.add_point(sweep.points[0], {"BLOCK_SIZE": [16, 32]}) if False else None
+    view.clear()
+    assert view.mode() == "empty"
+
+
+def test_export_png(view, tmp_path):
+    view.set_sweep(demo_sweep_2d())
+    out = view.export(tmp_path / "s.png")
+    assert not QImage(str(out)).isNull()
+    view.clear()
+    with pytest.raises(ValueError):
+        view.export(tmp_path / "e.png")

@@ -1,0 +1,161 @@
+"""ThroughputView: points per run, torch series, peak line, interpreter mode, speed, export."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtSvg import QSvgRenderer
+
+from kernels.results import ErrorInfo, RunRequest, RunResult
+from views.demo_results import DEMO_PEAK_GBPS, demo_run_result, demo_run_results
+from views.throughput_view import ThroughputView
+
+
+@pytest.fixture
+def view(qtbot):
+    v = ThroughputView("GB/s")
+    qtbot.addWidget(v)
+    v.resize(720, 420)
+    v.show()
+    return v
+
+
+def test_three_results_three_points_torch_and_peak(view):
+    # breaks if a run is not plotted, torch is missing, or the peak line is not at the device peak
+    results = demo_run_results(3)
+    for r in results:
+        assert view.add_result(r)
+    view.flush()
+    xs, ys = view.triton_line.getData()
+    assert list(xs) == [1, 2, 3]
+    assert np.allclose(ys, [r.metrics.gbps for r in results])
+    assert len(view.points.data) == 3
+    tx, ty = view.torch_line.getData()
+    assert len(tx) == 3 and np.allclose(ty, [r.metrics.torch_gbps for r in results])
+    assert view.peak_line.isVisible() and view.peak_line.value() == DEMO_PEAK_GBPS
+    assert view.peak_line.label.toPlainText() == "measured peak 4,000 GB/s"
+    # error bars: the p20..p80 times as throughput (faster time = higher figure)
+    r = results[0]
+    top = view.error_bars.opts["top"][0]
+    assert top == pytest.approx(r.metrics.gbps * r.timing.median_ms / r.timing.p20_ms - r.metrics.gbps)
+    assert view.banner.isHidden()
+    assert view.plot.getPlotItem().getAxis("left").labelText == "GB/s"
+    assert "Run 3:" in view.summary.text() and "% of measured peak" in view.summary.text()
+
+
+def test_hover_text_names_the_configuration(view):
+    r = demo_run_result({"BLOCK_SIZE": 256, "num_warps": 8})
+    view.add_result(r)
+    tip = view.tooltip_for(0)
+    assert "BLOCK_SIZE=256" in tip and "num_warps=8" in tip
+    assert f"{r.metrics.gbps:,.0f} GB/s" in tip and "torch:" in tip and "check: PASS" in tip
+
+
+def test_interpreter_runs_plot_milliseconds_under_a_banner(view):
+    # breaks if interpreter wall-clock time could be mistaken for GPU speed
+    for r in demo_run_results(3, backend="interpreter"):
+        view.add_result(r)
+    view.flush()
+    assert view.mode() == "interpreter"
+    assert not view.banner.isHidden()
+    assert view.banner.text() == "Interpreter wall-clock time — not GPU speed"
+    assert "ms" in view.plot.getPlotItem().getAxis("left").labelText
+    assert not view.peak_line.isVisible()
+    _, ys = view.triton_line.getData()
+    assert np.allclose(ys, [r.timing.median_ms for r in view.results()])
+
+
+def test_failed_run_counts_but_has_no_point(view):
+    bad = RunResult(RunRequest("vector_add"), "vector_add", {}, "gpu", "x",
+                    error=ErrorInfo("compile", "out of resources"))
+    view.add_result(demo_run_result())
+    assert not view.add_result(bad)
+    view.add_result(demo_run_result())
+    view.flush()
+    xs, _ = view.triton_line.getData()
+    assert list(xs) == [1, 3]  # run 2 left a gap
+    assert "1 run(s) without timing" in view.summary.text()
+
+
+def test_wrong_answer_point_is_red(view):
+    view.add_result(demo_run_result(failed_check=True))
+    view.add_result(demo_run_result())
+    view.flush()
+    brushes = [p.brush().color().name() for p in view.points.points()]
+    assert brushes == ["#d0342c", "#1f77b4"]
+
+
+def test_thousand_points_stay_fast(view, record_property):
+    # breaks if adding a run costs a full redraw, or a 1000-point redraw/paint is slow
+    results = demo_run_results(1000)
+    t0 = time.perf_counter()
+    for r in results:
+        view.add_result(r)
+    t_add = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    view.flush()
+    t_flush = time.perf_counter() - t0
+    view.grab()
+    t0 = time.perf_counter()
+    view.grab()
+    t_paint = time.perf_counter() - t0
+    record_property("add_1000_ms", round(t_add * 1e3, 1))
+    record_property("flush_1000_ms", round(t_flush * 1e3, 1))
+    record_property("paint_1000_ms", round(t_paint * 1e3, 1))
+    print(f"1000 add_result: {t_add * 1e3:.1f} ms, flush: {t_flush * 1e3:.1f} ms, paint: {t_paint * 1e3:.1f} ms")
+    assert len(view.points.data) == 1000
+    assert t_add < 0.5 and t_flush < 0.5 and t_paint < 0.5
+
+
+def _gray_blocks(img: QImage, w: int, h: int) -> np.ndarray:
+    img = img.convertToFormat(QImage.Format.Format_Grayscale8)
+    a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())[:h, :w].astype(float)
+    h8, w8 = h // 8 * 8, w // 8 * 8
+    return a[:h8, :w8].reshape(h8 // 8, 8, w8 // 8, 8).mean(axis=(1, 3))  # 8x8 blocks: ignore antialiasing
+
+
+def test_export_png_and_svg(view, tmp_path):
+    # breaks if an export is unreadable, or the SVG's items drift off their axes (what pyqtgraph's
+    # own SVG exporter does with Qt 6.12: block difference ~5 grey levels instead of < 1)
+    for r in demo_run_results(12):
+        view.add_result(r)
+    png = view.export(tmp_path / "t.png")
+    img = QImage(str(png))
+    item = view.plot.getPlotItem()
+    src = item.sceneBoundingRect()
+    w, h = int(src.width()), int(src.height())
+    assert not img.isNull() and img.width() == 2 * w  # twice the screen size
+    svg = view.export(tmp_path / "t.svg")
+    text = svg.read_text()
+    assert "<svg" in text and "GB/s" in text
+    screen = QImage(w, h, QImage.Format.Format_ARGB32)
+    screen.fill(QColor("white"))
+    p = QPainter(screen)
+    item.scene().render(p, QRectF(0, 0, w, h), src)
+    p.end()
+    drawn = QImage(w, h, QImage.Format.Format_ARGB32)
+    drawn.fill(QColor("white"))
+    p = QPainter(drawn)
+    QSvgRenderer(str(svg)).render(p, QRectF(0, 0, w, h))
+    p.end()
+    diff = np.abs(_gray_blocks(screen, w, h) - _gray_blocks(drawn, w, h)).mean()
+    assert diff < 2.0, diff
+    with pytest.raises(ValueError):
+        view.export(tmp_path / "t.txt")
+
+
+def test_clear_and_metric_switch(view):
+    for r in demo_run_results(3):
+        view.add_result(r)
+    view.set_metric("TFLOP/s")
+    _, ys = view.triton_line.getData()
+    assert np.allclose(ys, [r.metrics.tflops for r in view.results()])
+    view.clear()
+    view.flush()
+    assert view.triton_line.getData()[0] is None and view.summary.text() == "No runs yet."

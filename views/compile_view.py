@@ -1,0 +1,273 @@
+"""CompileView: what the compiler made of the kernel — resources, occupancy, and the IR texts.
+
+A small form (registers per thread, spills, shared memory, num_warps, num_stages, programs per
+SM, the occupancy limiter, waves) above tabs holding the IR texts Triton kept (ttir, ttgir,
+llir, ptx, sass: only those present), monospace and read-only, with a find box. Interpreter
+runs compile nothing, and the panel says so instead of showing empty numbers.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QKeySequence, QShortcut, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QStackedWidget,
+    QTabWidget,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kernels.results import CompileFacts
+
+from . import theme
+
+__all__ = ["IR_ORDER", "CompileView"]
+
+#: the order a reader goes down the compiler: Triton IR, its GPU form, LLVM IR, PTX, machine code
+IR_ORDER: tuple[str, ...] = ("ttir", "ttgir", "llir", "ptx", "sass")
+INTERPRETER_MESSAGE = ("No compile facts: the interpreter does not compile.\n"
+                       "It runs the kernel's Python body on the CPU, so there are no registers, "
+                       "shared memory or IR to show. Run on the GPU to see them.")
+EMPTY_MESSAGE = "No run yet."
+
+
+def _or_dash(v: object, fmt: str = "{}") -> str:
+    return "—" if v is None else fmt.format(v)
+
+
+class CompileView(QWidget):
+    """Compile facts of one GPU run. No signals."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        theme.configure()
+        self._facts: CompileFacts | None = None
+        self._matches = 0
+
+        self.message = QLabel(EMPTY_MESSAGE, self)
+        self.message.setObjectName("message")
+        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #555; font-size: 11pt; padding: 24px;")
+
+        body = QWidget(self)
+        self.fields: dict[str, QLabel] = {}
+        rows = (("regs", "registers / thread", "32-bit registers each thread holds (n_regs)"),
+                ("spills", "spills", "registers spilled to local memory (slow): 0 is what you want"),
+                ("shared", "shared memory", "shared memory per program (metadata.shared)"),
+                ("warps", "num_warps", "warps per program (32 threads each)"),
+                ("stages", "num_stages", "software-pipelining stages"),
+                ("per_sm", "programs per SM", "how many programs fit on one SM at once"),
+                ("limiter", "occupancy limited by", "the resource that stops more programs fitting"),
+                ("occupancy", "active warps", "resident warps / the SM's maximum"),
+                ("waves", "waves", "programs / (SMs × programs per SM): a tail wave below 1 idles SMs"))
+        left, right = QFormLayout(), QFormLayout()
+        for i, (key, label, tip) in enumerate(rows):
+            v = QLabel("—", body)
+            v.setObjectName(f"value_{key}")
+            v.setToolTip(tip)
+            v.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            lab = QLabel(label, body)
+            lab.setToolTip(tip)
+            (left if i < 5 else right).addRow(lab, v)
+            self.fields[key] = v
+        facts_row = QHBoxLayout()
+        facts_row.addLayout(left, 1)
+        facts_row.addSpacing(24)
+        facts_row.addLayout(right, 1)
+
+        self.find_edit = QLineEdit(body)
+        self.find_edit.setPlaceholderText("Find in this IR (Enter: next, Shift+Enter: previous)")
+        self.find_edit.setClearButtonEnabled(True)
+        self.find_edit.textChanged.connect(self._highlight_all)
+        self.find_edit.returnPressed.connect(lambda: self.find_next())
+        QShortcut(QKeySequence("Shift+Return"), self.find_edit, activated=lambda: self.find_next(backward=True))
+        self.prev_button = QPushButton("◀", body)
+        self.prev_button.setToolTip("Previous match")
+        self.prev_button.clicked.connect(lambda: self.find_next(backward=True))
+        self.next_button = QPushButton("▶", body)
+        self.next_button.setToolTip("Next match")
+        self.next_button.clicked.connect(lambda: self.find_next())
+        for b in (self.prev_button, self.next_button):
+            b.setFixedWidth(32)
+        self.match_label = QLabel("", body)
+        self.match_label.setObjectName("match_label")
+        QShortcut(QKeySequence.StandardKey.Find, self, activated=self.find_edit.setFocus)
+        find_row = QHBoxLayout()
+        find_label = QLabel(body)
+        find_label.setPixmap(theme.icon("find").pixmap(16, 16))
+        find_row.addWidget(find_label)
+        find_row.addWidget(self.find_edit, 1)
+        find_row.addWidget(self.prev_button)
+        find_row.addWidget(self.next_button)
+        find_row.addWidget(self.match_label)
+
+        self.tabs = QTabWidget(body)
+        self.tabs.currentChanged.connect(lambda _i: self._highlight_all())
+        self.no_ir = QLabel("Triton kept no IR text for this run.", body)
+        self.no_ir.hide()
+
+        bl = QVBoxLayout(body)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.addLayout(facts_row)
+        bl.addLayout(find_row)
+        bl.addWidget(self.tabs, 1)
+        bl.addWidget(self.no_ir)
+
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(self.message)
+        self.stack.addWidget(body)
+        self._body = body
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.stack)
+
+    # -- public API ----------------------------------------------------------------------------
+    def set_facts(self, facts: CompileFacts | None, reason: str | None = None) -> None:
+        """Show ``facts``. None means nothing was compiled: the message is ``reason`` if given,
+        else that the interpreter does not compile (the app passes None for interpreter runs)."""
+        self._facts = facts
+        if facts is None:
+            self.message.setText(reason or INTERPRETER_MESSAGE)
+            self.stack.setCurrentWidget(self.message)
+            self._clear_tabs()
+            return
+        f = self.fields
+        f["regs"].setText(_or_dash(facts.n_regs))
+        f["spills"].setText(_or_dash(facts.n_spills))
+        spilled = bool(facts.n_spills)
+        f["spills"].setStyleSheet(f"color: {theme.FAIL}; font-weight: bold;" if spilled else "")
+        if spilled:
+            f["spills"].setText(f"{facts.n_spills} (registers spilled to local memory: slow)")
+        f["shared"].setText("—" if facts.shared_bytes is None else _bytes(facts.shared_bytes))
+        f["warps"].setText(f"{facts.num_warps} ({facts.num_warps * 32} threads / program)")
+        f["stages"].setText(str(facts.num_stages))
+        f["per_sm"].setText(_or_dash(facts.programs_per_sm))
+        f["limiter"].setText(facts.occupancy_limiter or "—")
+        f["occupancy"].setText(_or_dash(facts.occupancy_warps_pct, "{:.0f}%"))
+        if facts.waves is None:
+            f["waves"].setText("—")
+        else:
+            sms = f" on {facts.n_sms} SMs" if facts.n_sms else ""
+            f["waves"].setText(f"{facts.waves:.2f} ({facts.n_programs:,} programs{sms})")
+        self._clear_tabs()
+        keys = [k for k in IR_ORDER if facts.asm.get(k)] + sorted(k for k in facts.asm if k not in IR_ORDER
+                                                                 and facts.asm[k])
+        for k in keys:
+            ed = QPlainTextEdit(self.tabs)
+            ed.setObjectName(f"ir_{k}")
+            ed.setReadOnly(True)
+            ed.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+            ed.setFont(theme.mono_font())
+            text = facts.asm[k]
+            ed.setPlainText(text if isinstance(text, str) else repr(text))
+            self.tabs.addTab(ed, k)
+        self.no_ir.setVisible(not keys)
+        self.tabs.setVisible(bool(keys))
+        self.stack.setCurrentWidget(self._body)
+        self._highlight_all()
+
+    def facts(self) -> CompileFacts | None:
+        return self._facts
+
+    def tab_names(self) -> list[str]:
+        return [self.tabs.tabText(i) for i in range(self.tabs.count())]
+
+    def show_ir(self, name: str) -> bool:
+        """Switch to the tab of IR ``name`` ("ptx"…); False if this run has no such text."""
+        names = self.tab_names()
+        if name not in names:
+            return False
+        self.tabs.setCurrentIndex(names.index(name))
+        return True
+
+    def current_editor(self) -> QPlainTextEdit | None:
+        w = self.tabs.currentWidget()
+        return w if isinstance(w, QPlainTextEdit) else None
+
+    def find_next(self, text: str | None = None, backward: bool = False) -> bool:
+        """Select the next (or previous) match of ``text`` (default: the find box) in the shown
+        IR, wrapping around. Returns whether there was a match."""
+        ed = self.current_editor()
+        needle = self.find_edit.text() if text is None else text
+        if ed is None or not needle:
+            return False
+        flags = QTextDocument.FindFlag.FindBackward if backward else QTextDocument.FindFlag(0)
+        if ed.find(needle, flags):
+            return True
+        cur = ed.textCursor()  # wrap around
+        cur.movePosition(QTextCursor.MoveOperation.End if backward else QTextCursor.MoveOperation.Start)
+        ed.setTextCursor(cur)
+        return ed.find(needle, flags)
+
+    def match_count(self) -> int:
+        """Matches (case-insensitive) of the find box's text in the shown IR."""
+        return self._matches
+
+    # -- internals -----------------------------------------------------------------------------
+    def _clear_tabs(self) -> None:
+        while self.tabs.count():
+            w = self.tabs.widget(0)
+            self.tabs.removeTab(0)
+            w.deleteLater()
+
+    def _highlight_all(self, *_: object) -> None:
+        """Mark every match in the shown IR (case-insensitive), and count them."""
+        ed = self.current_editor()
+        needle = self.find_edit.text()
+        if ed is None:
+            self.match_label.setText("")
+            self._matches = 0
+            return
+        selections = []
+        if needle:
+            fmt = QTextCharFormat()
+            fmt.setBackground(QColor("#ffe066"))
+            doc = ed.document()
+            cur = doc.find(needle, 0)
+            while not cur.isNull() and len(selections) < 5000:
+                sel = QTextEdit.ExtraSelection()
+                sel.cursor = cur
+                sel.format = fmt
+                selections.append(sel)
+                cur = doc.find(needle, cur)
+        ed.setExtraSelections(selections)
+        self._matches = len(selections)
+        if needle:
+            self.match_label.setText(f"{len(selections)} match{'es' if len(selections) != 1 else ''}")
+        else:
+            self.match_label.setText("")
+
+
+def _bytes(n: int) -> str:
+    if n == 0:
+        return "0 B (none used)"
+    if n < 1024:
+        return f"{n} B"
+    return f"{n / 1024:.1f} KiB ({n:,} B)"
+
+
+def _demo() -> None:  # pragma: no cover - manual preview
+    import sys
+
+    from PySide6.QtWidgets import QApplication
+
+    from .demo_results import demo_compile_facts
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    w = CompileView()
+    w.set_facts(demo_compile_facts())
+    w.resize(760, 560)
+    w.show()
+    app.exec()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _demo()

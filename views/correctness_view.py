@@ -1,0 +1,340 @@
+"""CorrectnessView: did the kernel compute the right answer, and where did it go wrong?
+
+A big PASS/FAIL badge, the numbers behind it (max abs and relative error, the tolerance, how
+many elements mismatched, were never written, are NaN or Inf, and the one-line reason), and the
+output's error map as an image: 1-D outputs are folded into rows (64 wide unless told), 2-D
+outputs drawn as they are. Elements the kernel never wrote are magenta, NaNs it computed are
+cyan, the padding past the end of a folded vector is grey. Hovering an element emits
+``elementHovered(output, flat_index)`` so the app can show in the grid view which program wrote
+it, and the tooltip gives that element's error (and its program, through an optional hook).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kernels.results import CheckResult
+
+from . import theme
+
+__all__ = ["CorrectnessView", "fold"]
+
+DEFAULT_FOLD = 64
+
+
+def fold(values: np.ndarray, width: int = DEFAULT_FOLD) -> tuple[np.ndarray, int]:
+    """Lay an output out as a 2-D image, row-major: a vector in rows of ``width`` (the tail
+    padded with NaN), a matrix as is, higher ranks as (-1, last dim). Returns (image, n)."""
+    a = np.asarray(values)
+    n = int(a.size)
+    if a.ndim == 2:
+        return a, n
+    if a.ndim > 2:
+        return a.reshape(-1, a.shape[-1]), n
+    flat = a.reshape(-1)
+    width = max(1, int(width))
+    rows = max(1, math.ceil(n / width))
+    out = np.full(rows * width, np.nan, dtype=flat.dtype if flat.dtype.kind == "f" else np.float32)
+    out[:n] = flat
+    return out.reshape(rows, width), n
+
+
+def _count(n: int) -> str:
+    return f"{n:,}"
+
+
+def _sci(v: float | None) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "—"
+    if v == 0:
+        return "0"
+    if math.isinf(v):
+        return "∞"
+    return f"{v:.3g}"
+
+
+class CorrectnessView(QWidget):
+    """The check of one run.
+
+    Signals: elementHovered(str output_name, int flat_index) — the element under the mouse in
+    the error map (row-major flat index into the output), emitted when it changes.
+    """
+
+    elementHovered = Signal(str, int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        theme.configure()
+        self._check: CheckResult | None = None
+        self._shown: CheckResult | None = None
+        self._fold_width = DEFAULT_FOLD
+        self._width = DEFAULT_FOLD
+        self._n = 0
+        self._err2d: np.ndarray | None = None
+        self._programs: Callable[[str, int], str | None] | None = None
+        self._last_hover: tuple[str, int] | None = None
+
+        self.badge = QLabel("—", self)
+        self.badge.setObjectName("badge")
+        self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.badge.setMinimumSize(150, 64)
+        self.badge.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.subtitle = QLabel("No check yet.", self)
+        self.subtitle.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.subtitle.setWordWrap(True)
+        self.output_combo = QComboBox(self)
+        self.output_combo.setToolTip("Which output tensor to show")
+        self.output_combo.currentIndexChanged.connect(self._on_output)
+        self.output_combo.hide()
+
+        self.fields: dict[str, QLabel] = {}
+        form = QFormLayout()
+        for key, label in (("max_abs", "max |out − ref|"), ("rel", "relative error"), ("tol", "tolerance"),
+                           ("mismatch", "mismatched"), ("unwritten", "never written"), ("nan", "NaN"),
+                           ("inf", "Inf")):
+            v = QLabel("—", self)
+            v.setObjectName(f"value_{key}")
+            v.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.fields[key] = v
+            form.addRow(label, v)
+        self.reason = QLabel("", self)
+        self.reason.setObjectName("reason")
+        self.reason.setWordWrap(True)
+        self.reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        left = QVBoxLayout()
+        left.addWidget(self.badge)
+        left.addWidget(self.subtitle)
+        left.addWidget(self.output_combo)
+        left.addLayout(form)
+        left.addWidget(self.reason)
+        left.addStretch(1)
+
+        # error map
+        self.map_view = pg.GraphicsLayoutWidget(self)
+        self.map_view.setMinimumSize(260, 200)
+        self.map_plot = self.map_view.addPlot()
+        mp = self.map_plot
+        mp.setAspectLocked(True)
+        mp.invertY(True)  # row 0 at the top, as the output is printed
+        mp.setLabel("bottom", "column")
+        mp.setLabel("left", "row")
+        mp.hideButtons()
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setAutoDownsample(True)
+        mp.addItem(self.image)
+        self.overlay = pg.ImageItem(axisOrder="row-major")  # unwritten / NaN / padding colours
+        self.overlay.setZValue(5)
+        mp.addItem(self.overlay)
+        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get("inferno"),
+                                        label="|out − ref|", interactive=False, width=14)
+        self.colorbar.setImageItem(self.image, insert_in=mp)
+        self.map_view.scene().sigMouseMoved.connect(self._on_hover)
+        self.map_legend = QLabel(self)
+        self.map_legend.setWordWrap(True)
+        self.map_legend.setText(
+            f"colour: |out − ref| from 0 to the largest finite error (at least atol) · "
+            f"<span style='color:{theme.UNWRITTEN}'>■</span> never written · "
+            f"<span style='color:{theme.NAN}'>■</span> NaN computed · "
+            f"<span style='color:{theme.MASKED}'>■</span> past the end")
+        right = QVBoxLayout()
+        right.addWidget(self.map_view, 1)
+        right.addWidget(self.map_legend)
+
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(left, 0)
+        lay.addLayout(right, 1)
+        self.set_check(None)
+
+    # -- public API ----------------------------------------------------------------------------
+    def set_check(self, check: CheckResult | None) -> None:
+        """Show ``check`` (and its ``others`` through the output selector); None clears."""
+        self._check = check
+        self.output_combo.blockSignals(True)
+        self.output_combo.clear()
+        if check is not None:
+            for c in [check, *check.others]:
+                self.output_combo.addItem(f"{c.output} ({'pass' if c.passed else 'FAIL'})")
+        self.output_combo.blockSignals(False)
+        self.output_combo.setVisible(check is not None and bool(check.others))
+        self._show(check)
+
+    def set_fold_width(self, width: int) -> None:
+        """Row width used to fold 1-D outputs into an image (the grid view's width, default 64)."""
+        self._fold_width = max(1, int(width))
+        self._show(self._shown)
+
+    def set_programs_for_elements(self, fn: Callable[[str, int], str | None] | None) -> None:
+        """Hook naming the program that produced element ``flat_index`` of ``output`` (e.g. from
+        the trace), shown in the error map's tooltip. None removes it."""
+        self._programs = fn
+
+    def shown_check(self) -> CheckResult | None:
+        """The CheckResult on screen (the selected output)."""
+        return self._shown
+
+    def error_image(self) -> np.ndarray | None:
+        """The 2-D error array drawn (folded), or None."""
+        return self._err2d
+
+    def overlay_image(self) -> np.ndarray | None:
+        """The RGBA marks drawn over the map (unwritten, NaN, padding), or None."""
+        return self.overlay.image
+
+    def element_at(self, row: int, col: int) -> int | None:
+        """Flat index of the element drawn at (row, col), or None outside the output."""
+        if self._err2d is None or not (0 <= row < self._err2d.shape[0] and 0 <= col < self._err2d.shape[1]):
+            return None
+        flat = row * self._width + col
+        return flat if flat < self._n else None
+
+    def element_tooltip(self, flat: int) -> str:
+        """Hover text for element ``flat`` of the shown output."""
+        c = self._shown
+        if c is None or c.error_map is None:
+            return ""
+        e = float(np.asarray(c.error_map).reshape(-1)[flat])
+        row, col = divmod(flat, self._width)
+        where = f"{c.output}[{flat}]" if np.ndim(c.error_map) == 1 else f"{c.output} row {row}, col {col} (flat {flat})"
+        if math.isinf(e):
+            what = "never written (still NaN-poisoned)"
+        elif math.isnan(e):
+            what = "NaN computed where the reference is finite"
+        else:
+            bad = e > c.atol
+            what = f"|out − ref| = {e:.3g}" + (f" > atol {c.atol:g}" if bad else f" ≤ atol {c.atol:g}")
+        lines = [where, what]
+        if self._programs is not None:
+            prog = self._programs(c.output, flat)
+            if prog:
+                lines.append(f"written by {prog}")
+        return "\n".join(lines)
+
+    # -- internals -----------------------------------------------------------------------------
+    def _on_output(self, i: int) -> None:
+        if self._check is None or i < 0:
+            return
+        self._show([self._check, *self._check.others][i])
+
+    def _show(self, c: CheckResult | None) -> None:
+        self._shown = c
+        self._last_hover = None
+        if c is None:
+            self.badge.setText("—")
+            self.badge.setStyleSheet("font-size: 26pt; font-weight: bold; color: #888; border: 2px solid #ccc;"
+                                     " border-radius: 8px;")
+            self.subtitle.setText("No check yet.")
+            for v in self.fields.values():
+                v.setText("—")
+                v.setStyleSheet("")
+            self.reason.setText("")
+            self._set_map(None)
+            return
+        colour = theme.PASS if c.passed else theme.FAIL
+        self.badge.setText("PASS" if c.passed else "FAIL")
+        self.badge.setStyleSheet(f"font-size: 26pt; font-weight: bold; color: white; background: {colour};"
+                                 " border-radius: 8px;")
+        self.subtitle.setText(f"{c.output} · {c.dtype} · {_count(c.n_elements)} elements")
+        self.fields["max_abs"].setText(_sci(c.max_abs_err))
+        self.fields["rel"].setText(_sci(c.rel_err))
+        self.fields["tol"].setText(f"atol {c.atol:g}, rtol {c.rtol:g}")
+        self.fields["tol"].setToolTip(f"an element passes when |out − ref| ≤ atol + rtol·|ref| (tolerances for {c.dtype})")
+        pct = 100.0 * c.n_mismatch / c.n_elements if c.n_elements else 0.0
+        self.fields["mismatch"].setText(f"{_count(c.n_mismatch)} of {_count(c.n_elements)} ({pct:.3g}%)")
+        self.fields["unwritten"].setText(_count(c.n_unwritten))
+        self.fields["nan"].setText(_count(c.n_nan))
+        self.fields["inf"].setText(_count(c.n_inf))
+        for key, n in (("mismatch", c.n_mismatch), ("unwritten", c.n_unwritten), ("nan", c.n_nan), ("inf", c.n_inf)):
+            self.fields[key].setStyleSheet(f"color: {theme.FAIL}; font-weight: bold;" if n else "")
+        self.reason.setText(c.reason)
+        self.reason.setStyleSheet(f"color: {theme.FAIL};" if not c.passed else "color: #444;")
+        self._set_map(c)
+
+    def _set_map(self, c: CheckResult | None) -> None:
+        if c is None or c.error_map is None:
+            self._err2d = None
+            self._n = 0
+            self.image.clear()
+            self.overlay.clear()
+            self.map_plot.setTitle("no error map" if c is not None else "")
+            return
+        err = np.asarray(c.error_map, dtype=np.float32)
+        self._width = self._fold_width if err.ndim == 1 else err.shape[-1]
+        img, n = fold(err, self._width)
+        self._n = n
+        self._err2d = img
+        rows, cols = img.shape
+        flat = img.reshape(-1)
+        idx = np.arange(flat.size)
+        pad = idx >= n
+        unwritten = np.isinf(flat) & ~pad
+        nan = np.isnan(flat) & ~pad
+        finite = np.isfinite(flat)
+        vmax = float(flat[finite].max()) if finite.any() else 0.0
+        vmax = max(vmax, c.atol, 1e-30)
+        shown = np.where(finite, flat, np.nan).reshape(rows, cols).astype(np.float32)
+        self.image.setImage(shown, autoLevels=False)
+        self.colorbar.setLevels((0.0, vmax))
+        over = np.zeros((rows * cols, 4), dtype=np.uint8)
+        for mask, colour in ((unwritten, theme.UNWRITTEN), (nan, theme.NAN), (pad, theme.MASKED)):
+            q = theme.qcolor(colour)
+            over[mask] = (q.red(), q.green(), q.blue(), 255)
+        self.overlay.setImage(over.reshape(rows, cols, 4), levels=(0, 255), autoLevels=False)
+        shape = "×".join(str(s) for s in np.shape(c.error_map))
+        folded = f", folded {self._width} per row" if err.ndim == 1 else ""
+        self.map_plot.setTitle(f"error map of {c.output} ({shape}{folded})")
+        self.map_plot.autoRange(padding=0.02)
+
+    def _on_hover(self, scene_pos: QPointF) -> None:
+        c = self._shown
+        if c is None or self._err2d is None:
+            return
+        if not self.map_plot.vb.sceneBoundingRect().contains(scene_pos):
+            self.map_view.setToolTip("")
+            return
+        p = self.image.mapFromScene(scene_pos)
+        flat = self.element_at(int(math.floor(p.y())), int(math.floor(p.x())))
+        if flat is None:
+            self.map_view.setToolTip("")
+            return
+        self.map_view.setToolTip(self.element_tooltip(flat))
+        key = (c.output, flat)
+        if key != self._last_hover:
+            self._last_hover = key
+            self.elementHovered.emit(c.output, flat)
+
+
+def _demo() -> None:  # pragma: no cover - manual preview
+    import sys
+
+    from PySide6.QtWidgets import QApplication
+
+    from .demo_results import demo_check
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    w = CorrectnessView()
+    w.set_check(demo_check(passed=False))
+    w.set_programs_for_elements(lambda out, i: f"program ({i // 1024},)")
+    w.elementHovered.connect(lambda o, i: print("elementHovered", o, i))
+    w.resize(900, 480)
+    w.show()
+    app.exec()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _demo()

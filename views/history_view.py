@@ -1,0 +1,461 @@
+"""HistoryView: every run so far, as a sortable table; reload one, compare two, export all.
+
+Rows are plain dicts (see ``history_row`` for the keys; it builds one from a RunResult), so the
+app's SQLite history can hand them over as they are stored. The view never reads or writes the
+history itself: it emits ``reloadRequested``, ``compareRequested`` and ``exportRequested`` and the
+app answers (``show_comparison`` for a compare).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import time
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kernels.results import RunResult
+
+from . import theme
+
+__all__ = ["COLUMNS", "CompareDialog", "HistoryView", "history_row"]
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+ID_ROLE = Qt.ItemDataRole.UserRole + 2
+#: (key, header) of the table's columns
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("time", "Time"), ("kernel", "Kernel"), ("backend", "Backend"), ("dtype", "dtype"),
+    ("params", "Parameters"), ("ms", "ms"), ("metric", "Metric"), ("ratio_vs_torch", "vs torch"),
+    ("check", "Check"),
+)
+
+
+def history_row(run_id: int, result: RunResult, metric_unit: str, when: float | None = None) -> dict[str, Any]:
+    """The dict a HistoryView row shows, from a RunResult.
+
+    Keys: id, time (epoch seconds), kernel, backend, device, dtype, values (dict), ms,
+    metric (float or None), metric_unit ("GB/s", "TFLOP/s", or "ms" for interpreter runs, which
+    have no throughput), ratio_vs_torch, check ("pass" / "fail" / ""), error (message or "").
+    """
+    m, t = result.metrics, result.timing
+    interp = result.backend == "interpreter" or (t is not None and t.is_interpreter)
+    metric: float | None = None
+    unit = metric_unit
+    if interp:
+        unit = "ms"
+    elif m is not None:
+        metric = m.tflops if metric_unit == "TFLOP/s" else m.gbps
+    check = "" if result.check is None else ("pass" if result.check.passed else "fail")
+    return {
+        "id": int(run_id),
+        "time": float(when if when is not None else time.time()),
+        "kernel": result.kernel,
+        "backend": result.backend,
+        "device": result.device,
+        "dtype": str(result.values.get("dtype", "")),
+        "values": dict(result.values),
+        "ms": t.median_ms if t is not None else None,
+        "metric": metric,
+        "metric_unit": unit,
+        "ratio_vs_torch": None if interp or m is None else m.ratio_vs_torch,
+        "check": check,
+        "error": result.error.message if result.error is not None else "",
+    }
+
+
+def _num(v: Any) -> float | None:
+    if isinstance(v, bool) or v is None:
+        return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _fmt_num(v: Any, digits: int = 4) -> str:
+    f = _num(v)
+    if f is None:
+        return "—"
+    if abs(f) >= 1000:
+        return f"{f:,.0f}"
+    return f"{f:.{digits}g}"
+
+
+def _fmt_time(v: Any) -> str:
+    f = _num(v)
+    if f is None:
+        return str(v or "")
+    return _dt.datetime.fromtimestamp(f).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _params_text(row: dict[str, Any]) -> str:
+    vals = row.get("values") or {}
+    return " ".join(f"{k}={v}" for k, v in vals.items() if k != "dtype")
+
+
+class _HistoryModel(QAbstractTableModel):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[dict[str, Any]] = []
+
+    def set_rows(self, rows: list[dict[str, Any]]) -> None:
+        self.beginResetModel()
+        self.rows = [dict(r) for r in rows]
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section][1]
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self.rows[index.row()]
+        key = COLUMNS[index.column()][0]
+        if role == ID_ROLE:
+            return row.get("id")
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(row, key)
+        if role == SORT_ROLE:
+            if key in ("time", "ms", "metric", "ratio_vs_torch"):
+                f = _num(row.get(key))
+                return f if f is not None else -math.inf
+            return self._display(row, key)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            lines = [f"run #{row.get('id')} on {row.get('device', '?')}", _params_text(row)]
+            if row.get("error"):
+                lines.append(f"error: {row['error']}")
+            return "\n".join(x for x in lines if x)
+        if role == Qt.ItemDataRole.ForegroundRole and key == "check":
+            c = row.get("check")
+            if c in ("pass", True):
+                return QBrush(QColor(theme.PASS))
+            if c in ("fail", False) or row.get("error"):
+                return QBrush(QColor(theme.FAIL))
+        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("ms", "metric", "ratio_vs_torch"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    @staticmethod
+    def _display(row: dict[str, Any], key: str) -> str:
+        if key == "time":
+            return _fmt_time(row.get("time"))
+        if key == "params":
+            return _params_text(row)
+        if key == "ms":
+            return _fmt_num(row.get("ms"))
+        if key == "metric":
+            if row.get("metric") is None:
+                return "— (interpreter)" if row.get("backend") == "interpreter" else "—"
+            return f"{_fmt_num(row.get('metric'))} {row.get('metric_unit', '')}".strip()
+        if key == "ratio_vs_torch":
+            f = _num(row.get("ratio_vs_torch"))
+            return "—" if f is None else f"{f:.2f}×"
+        if key == "check":
+            if row.get("error"):
+                return "error"
+            c = row.get("check")
+            return {True: "pass", False: "FAIL", "pass": "pass", "fail": "FAIL"}.get(c, str(c or "—"))
+        return str(row.get(key, ""))
+
+
+class _FilterProxy(QSortFilterProxyModel):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._words: list[str] = []
+        self.setSortRole(SORT_ROLE)
+
+    def set_query(self, text: str) -> None:
+        if hasattr(self, "beginFilterChange"):  # Qt >= 6.10 deprecates invalidateFilter()
+            self.beginFilterChange()
+            self._words = text.lower().split()
+            self.endFilterChange()
+        else:
+            self._words = text.lower().split()
+            self.invalidateFilter()
+
+    def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
+        if not self._words:
+            return True
+        m = self.sourceModel()
+        hay = " ".join(str(m.index(row, c, parent).data()) for c in range(m.columnCount())).lower()
+        return all(w in hay for w in self._words)
+
+
+class CompareDialog(QDialog):
+    """Two runs side by side: configuration then metrics; rows that differ are highlighted."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Compare runs")
+        self.table = QTableWidget(0, 4, self)
+        self.table.setHorizontalHeaderLabels(["", "A", "B", "difference"])
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.summary = QLabel("", self)
+        self.summary.setWordWrap(True)
+        close = QPushButton("Close", self)
+        close.clicked.connect(self.close)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.summary)
+        lay.addWidget(self.table, 1)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(close)
+        lay.addLayout(row)
+        self.resize(600, 520)
+        self._differing: list[str] = []
+
+    def set_runs(self, a: dict[str, Any], b: dict[str, Any]) -> None:
+        self.table.setHorizontalHeaderLabels(["", f"run #{a.get('id', 'A')}", f"run #{b.get('id', 'B')}",
+                                              "difference"])
+        va, vb = a.get("values") or {}, b.get("values") or {}
+        names = list(va) + [k for k in vb if k not in va]
+        rows: list[tuple[str, Any, Any, bool]] = [
+            ("kernel", a.get("kernel"), b.get("kernel"), False),
+            ("backend", a.get("backend"), b.get("backend"), False),
+            ("device", a.get("device"), b.get("device"), False),
+            ("time", _fmt_time(a.get("time")), _fmt_time(b.get("time")), False),
+        ]
+        rows += [(n, va.get(n, "—"), vb.get(n, "—"), False) for n in names]
+        rows += [
+            ("ms", a.get("ms"), b.get("ms"), True),
+            (f"metric ({a.get('metric_unit', '')})", a.get("metric"), b.get("metric"), True),
+            ("vs torch", a.get("ratio_vs_torch"), b.get("ratio_vs_torch"), True),
+            ("check", a.get("check") or "—", b.get("check") or "—", False),
+            ("error", a.get("error") or "", b.get("error") or "", False),
+        ]
+        self.table.setRowCount(0)
+        self._differing = []
+        diff_brush = QBrush(QColor("#fff1b8"))
+        bold = QFont()
+        bold.setBold(True)
+        for name, x, y, numeric in rows:
+            if name == "error" and not x and not y:
+                continue
+            r = self.table.rowCount()
+            self.table.insertRow(r)
+            sx = _fmt_num(x) if numeric else str(x)
+            sy = _fmt_num(y) if numeric else str(y)
+            diff = ""
+            if numeric:
+                fx, fy = _num(x), _num(y)
+                if fx is not None and fy is not None and fx != 0:
+                    diff = f"{100 * (fy - fx) / abs(fx):+.1f}%"
+            differs = sx != sy and name != "time"
+            cells = [QTableWidgetItem(name), QTableWidgetItem(sx), QTableWidgetItem(sy), QTableWidgetItem(diff)]
+            for c, it in enumerate(cells):
+                if differs:
+                    it.setBackground(diff_brush)
+                    if c:
+                        it.setFont(bold)
+                self.table.setItem(r, c, it)
+            if differs:
+                self._differing.append(name)
+        params_changed = [n for n in self._differing if n in names]
+        what = ", ".join(params_changed) if params_changed else "no parameter"
+        self.summary.setText(f"Run #{a.get('id')} vs run #{b.get('id')}: {what} changed. "
+                             "Highlighted rows differ; the difference column is B relative to A.")
+
+    def differing(self) -> list[str]:
+        """Names of the rows that differ between the two runs (time excluded)."""
+        return list(self._differing)
+
+
+class HistoryView(QWidget):
+    """Table of past runs.
+
+    Signals:
+      reloadRequested(int run_id): put that run's configuration back (Reload button, double-click).
+      compareRequested(int id_a, int id_b): two rows selected and Compare pressed (older first).
+      exportRequested(str path, str fmt): the user chose a file; fmt is "csv" or "json".
+    """
+
+    reloadRequested = Signal(int)
+    compareRequested = Signal(int, int)
+    exportRequested = Signal(str, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        theme.configure()
+        self._model = _HistoryModel(self)
+        self._proxy = _FilterProxy(self)
+        self._proxy.setSourceModel(self._model)
+        self._dialog: CompareDialog | None = None
+
+        self.filter_edit = QLineEdit(self)
+        self.filter_edit.setPlaceholderText("Filter runs (kernel, parameters, backend…)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self._proxy.set_query)
+        self.table = QTableView(self)
+        self.table.setModel(self._proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.DescendingOrder)  # newest first
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)  # one line per run; the tooltip has the full parameters
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        hh = self.table.horizontalHeader()
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        hh.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().selectionChanged.connect(self._update_buttons)
+        self.table.doubleClicked.connect(self._on_double_click)
+
+        self.reload_button = QPushButton(theme.icon("reload"), "Reload run", self)
+        self.reload_button.setToolTip("Put the selected run's configuration back in the parameter panel")
+        self.reload_button.clicked.connect(self._on_reload)
+        self.compare_button = QPushButton(theme.icon("compare"), "Compare", self)
+        self.compare_button.setToolTip("Select two runs to compare them side by side")
+        self.compare_button.clicked.connect(self._on_compare)
+        self.export_button = QPushButton(theme.icon("export"), "Export…", self)
+        self.export_button.setToolTip("Save the whole history as CSV or JSON")
+        self.export_button.clicked.connect(self._choose_export)
+        self.count_label = QLabel("", self)
+
+        bar = QHBoxLayout()
+        bar.addWidget(self.count_label, 1)
+        bar.addWidget(self.reload_button)
+        bar.addWidget(self.compare_button)
+        bar.addWidget(self.export_button)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.filter_edit)
+        lay.addWidget(self.table, 1)
+        lay.addLayout(bar)
+        self._update_buttons()
+
+    # -- public API ----------------------------------------------------------------------------
+    def set_rows(self, rows: list[dict[str, Any]]) -> None:
+        """Replace the table's rows (dicts with the keys ``history_row`` documents)."""
+        self._model.set_rows(rows)
+        self.count_label.setText(f"{len(rows)} run{'s' if len(rows) != 1 else ''}")
+        self._update_buttons()
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self._model.rows]
+
+    def row_count(self) -> int:
+        """Rows visible under the current filter."""
+        return self._proxy.rowCount()
+
+    def selected_ids(self) -> list[int]:
+        """Run ids of the selected rows, in table order."""
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [int(self._proxy.index(r, 0).data(ID_ROLE)) for r in rows]
+
+    def select_ids(self, ids: list[int]) -> None:
+        """Select the rows of these run ids (as a user's ctrl-clicks would)."""
+        sm = self.table.selectionModel()
+        sm.clearSelection()
+        for r in range(self._proxy.rowCount()):
+            if self._proxy.index(r, 0).data(ID_ROLE) in ids:
+                sm.select(self._proxy.index(r, 0), QItemSelectionModel.SelectionFlag.Select
+                          | QItemSelectionModel.SelectionFlag.Rows)
+
+    def show_comparison(self, a: dict[str, Any], b: dict[str, Any]) -> CompareDialog:
+        """Open (or refresh) the side-by-side comparison of two rows; returns the dialog."""
+        if self._dialog is None:
+            self._dialog = CompareDialog(self)
+        self._dialog.set_runs(a, b)
+        self._dialog.show()
+        self._dialog.raise_()
+        return self._dialog
+
+    def row_for(self, run_id: int) -> dict[str, Any] | None:
+        return next((dict(r) for r in self._model.rows if r.get("id") == run_id), None)
+
+    # -- internals -----------------------------------------------------------------------------
+    def _update_buttons(self, *_: Any) -> None:
+        n = len(self.table.selectionModel().selectedRows())
+        self.reload_button.setEnabled(n == 1)
+        self.compare_button.setEnabled(n == 2)
+        self.export_button.setEnabled(bool(self._model.rows))
+
+    def _on_reload(self) -> None:
+        ids = self.selected_ids()
+        if len(ids) == 1:
+            self.reloadRequested.emit(ids[0])
+
+    def _on_double_click(self, index: QModelIndex) -> None:
+        rid = index.siblingAtColumn(0).data(ID_ROLE)
+        if rid is not None:
+            self.reloadRequested.emit(int(rid))
+
+    def _on_compare(self) -> None:
+        ids = self.selected_ids()
+        if len(ids) == 2:
+            a, b = sorted(ids)
+            self.compareRequested.emit(a, b)
+
+    def _choose_export(self) -> None:
+        path, chosen = QFileDialog.getSaveFileName(self, "Export history", "tilescope-history.csv",
+                                                   "CSV table (*.csv);;JSON (*.json)")
+        if not path:
+            return
+        fmt = "json" if (path.lower().endswith(".json") or "json" in chosen.lower()) else "csv"
+        if not path.lower().endswith("." + fmt):
+            path += "." + fmt
+        self.exportRequested.emit(path, fmt)
+
+
+def _demo() -> None:  # pragma: no cover - manual preview
+    import sys
+
+    from PySide6.QtWidgets import QApplication
+
+    from .demo_results import demo_history_rows
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    w = HistoryView()
+    rows = demo_history_rows(8)
+    w.set_rows(rows)
+    by_id = {r["id"]: r for r in rows}
+    w.compareRequested.connect(lambda a, b: w.show_comparison(by_id[a], by_id[b]))
+    w.reloadRequested.connect(lambda i: print("reloadRequested", i))
+    w.exportRequested.connect(lambda p, f: print("exportRequested", p, f))
+    w.resize(900, 360)
+    w.show()
+    app.exec()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _demo()

@@ -1,0 +1,479 @@
+"""SweepView: throughput across a sweep of one parameter (a curve) or two (a heatmap).
+
+One swept parameter: Triton and torch against the parameter, block sizes on a log2 axis whose
+ticks show the real values. Two: a heatmap of the first parameter (x) by the second (y) with
+explicit levels, a colour bar, each cell's value written in it (small grids), the best cell
+boxed, and failed cells hatched with their reason in the tooltip. Points can arrive one by one
+(``add_point``) while the sweep runs.
+
+"Best" is the highest throughput among passing points (lowest milliseconds for interpreter
+sweeps): a point that failed its check has no meaningful speed, so it is shown as failed.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGraphicsRectItem,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kernels.params import is_pow2
+from kernels.results import SweepPoint, SweepResult
+
+from . import theme
+from .throughput_view import _fmt, format_values, result_figures
+
+__all__ = ["SweepView", "point_failure"]
+
+_CELL_TEXT_MAX = 100  # write values into cells only while the grid is small enough to read
+
+
+def point_failure(p: SweepPoint) -> str | None:
+    """Why a sweep point has no usable figure, or None if it has one."""
+    r = p.result
+    if r.error is not None:
+        return f"{r.error.kind}: {r.error.message}"
+    if r.check is not None and not r.check.passed:
+        return f"wrong answer: {r.check.reason or 'check failed'}"
+    if r.timing is None:
+        return "not timed"
+    return None
+
+
+def _axis_positions(values: list[Any]) -> tuple[np.ndarray, str]:
+    """x positions for a swept parameter: log2 for powers of two, linear for other numbers,
+    evenly spaced for anything else (dtype names…)."""
+    nums = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    if nums and all(isinstance(v, int) and is_pow2(v) for v in values) and len(values) > 1:
+        return np.log2(np.array(values, dtype=float)), "log2"
+    if nums:
+        return np.array(values, dtype=float), "linear"
+    return np.arange(len(values), dtype=float), "category"
+
+
+class SweepView(QWidget):
+    """Sweep results as a curve (one axis) or a heatmap (two axes).
+
+    Signals: pointClicked(dict) — the swept values of a clicked point or cell.
+    """
+
+    pointClicked = Signal(dict)
+
+    def __init__(self, metric: str = "GB/s", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        theme.configure()
+        self._metric = metric
+        self._axes: list[tuple[str, list[Any]]] = []
+        self._points: dict[tuple[int, ...], SweepPoint] = {}
+        self._interp = False
+        self._cell_labels: list[list[pg.TextItem]] = []
+        self._hatches: list[QGraphicsRectItem] = []
+
+        self.title = QLabel("No sweep yet.", self)
+        self.title.setObjectName("sweep_title")
+        self.title.setWordWrap(True)
+        self.stack = QStackedWidget(self)
+
+        # -- one axis: curve -----------------------------------------------------------------
+        self.curve_plot = pg.PlotWidget(self)
+        cp = self.curve_plot.getPlotItem()
+        cp.showGrid(x=True, y=True, alpha=0.25)
+        cp.addLegend(offset=(-10, 10))
+        self.triton_curve = cp.plot(pen=pg.mkPen(theme.TRITON, width=2), symbol="o", symbolSize=7,
+                                    symbolBrush=theme.TRITON, symbolPen="w", name="Triton", connect="finite")
+        self.torch_curve = cp.plot(pen=pg.mkPen(theme.TORCH, width=2, style=Qt.PenStyle.DashLine), symbol="s",
+                                   symbolSize=5, symbolBrush=theme.TORCH, symbolPen=None, name="torch",
+                                   connect="finite")
+        self.curve_hover = pg.ScatterPlotItem(size=14, pen=None, brush=pg.mkBrush(0, 0, 0, 0), hoverable=True,
+                                              hoverBrush=pg.mkBrush(255, 210, 31, 120), tip=self._curve_tip)
+        self.curve_hover.sigClicked.connect(self._on_curve_click)
+        cp.addItem(self.curve_hover)
+        self.failed_marks = pg.ScatterPlotItem(size=12, symbol="x", pen=pg.mkPen(theme.FAIL, width=2),
+                                               brush=pg.mkBrush(theme.FAIL), hoverable=True, tip=self._curve_tip)
+        cp.addItem(self.failed_marks)
+        cp.legend.addItem(self.failed_marks, "failed (hover for why)")
+        self.best_mark = pg.ScatterPlotItem(size=18, symbol="star", pen=pg.mkPen("k", width=1),
+                                            brush=pg.mkBrush("#ffd21f"))
+        cp.addItem(self.best_mark)
+        self.best_text = pg.TextItem("", color="k", anchor=(0.5, 1.3), fill=(255, 255, 255, 200))
+        cp.addItem(self.best_text, ignoreBounds=True)
+        self.stack.addWidget(self.curve_plot)
+
+        # -- two axes: heatmap -----------------------------------------------------------------
+        self.heat_plot = pg.PlotWidget(self)
+        hp = self.heat_plot.getPlotItem()
+        hp.setMouseEnabled(x=False, y=False)
+        hp.hideButtons()
+        self.hatch_back = QGraphicsRectItem()
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setZValue(0)
+        hp.addItem(self.image)
+        self.cmap = pg.colormap.get("viridis")
+        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.cmap, label=metric, interactive=False,
+                                        width=16)
+        self.colorbar.setImageItem(self.image, insert_in=hp)
+        self.best_box = QGraphicsRectItem()
+        self.best_box.setPen(pg.mkPen(theme.FAIL, width=3, cosmetic=True))
+        self.best_box.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+        self.best_box.setZValue(10)
+        self.best_box.hide()
+        hp.addItem(self.best_box)
+        self.heat_plot.scene().sigMouseMoved.connect(self._on_heat_hover)
+        self.heat_plot.scene().sigMouseClicked.connect(self._on_heat_click)
+        self.stack.addWidget(self.heat_plot)
+
+        self.empty = QLabel("Run a sweep to see throughput against the swept parameters.", self)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stack.addWidget(self.empty)
+        self.stack.setCurrentWidget(self.empty)
+
+        self.export_button = QPushButton(theme.icon("export"), "Export…", self)
+        self.export_button.clicked.connect(self._choose_export)
+        bar = QHBoxLayout()
+        bar.addWidget(self.title, 1)
+        bar.addWidget(self.export_button)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(bar)
+        lay.addWidget(self.stack, 1)
+
+    # -- public API ----------------------------------------------------------------------------
+    def set_metric(self, metric: str) -> None:
+        """"GB/s" or "TFLOP/s" (the kernel's ``KernelInfo.metric``)."""
+        self._metric = metric
+        self._redraw()
+
+    def clear(self) -> None:
+        self._axes = []
+        self._points = {}
+        self._redraw()
+
+    def set_sweep(self, sweep: SweepResult) -> None:
+        """Show a whole sweep (axes from ``sweep.request.axes``, in their order)."""
+        self._set_axes(sweep.request.axes)
+        for p in sweep.points:
+            self._store(p)
+        self._redraw()
+
+    def add_point(self, point: SweepPoint, axes: dict[str, list[Any]]) -> None:
+        """Add one point of a running sweep; ``axes`` (name -> all values to be tried) lays out
+        the plot. New axes reset the view."""
+        if [(k, list(v)) for k, v in axes.items()] != self._axes:
+            self._set_axes(axes)
+        self._store(point)
+        self._redraw()
+
+    def mode(self) -> str:
+        """"empty", "1d" or "2d"."""
+        return {0: "empty", 1: "1d", 2: "2d"}.get(len(self._axes), "empty")
+
+    def curve_data(self) -> dict[str, np.ndarray]:
+        """One-axis sweeps: x positions, Triton y and torch y (NaN where missing or failed)."""
+        return self._curve_arrays()
+
+    def heatmap(self) -> np.ndarray:
+        """Two-axis sweeps: the values drawn, shape (len(axis 2), len(axis 1)); NaN = no value."""
+        return self._heat_array()
+
+    def best_index(self) -> tuple[int, ...] | None:
+        """Axis indices of the best point (x index first), or None."""
+        best, best_v = None, None
+        for key, p in self._points.items():
+            v = self._value(p)
+            if v is None:
+                continue
+            if best_v is None or (v < best_v if self._interp else v > best_v):
+                best, best_v = key, v
+        return best
+
+    def cell_tooltip(self, *index: int) -> str:
+        """Hover text of the point at axis indices ``index`` (x index first)."""
+        names = [n for n, _ in self._axes]
+        vals = {n: self._axes[i][1][index[i]] for i, n in enumerate(names)}
+        p = self._points.get(tuple(index))
+        head = format_values(vals)
+        if p is None:
+            return f"{head}\nnot run yet"
+        why = point_failure(p)
+        if why:
+            return f"{head}\nFAILED — {why}"
+        figs = result_figures(p.result, self._metric) or {}
+        unit = "ms (interpreter wall clock)" if self._interp else self._metric
+        lines = [head, f"Triton: {_fmt(figs.get('y'))} {unit}"]
+        tv = figs.get("torch", math.nan)
+        if math.isfinite(tv):
+            lines.append(f"torch: {_fmt(tv)} {unit}")
+        t = p.result.timing
+        if t is not None and not self._interp:
+            lines.append(f"median {_fmt(t.median_ms)} ms [p20 {_fmt(t.p20_ms)}, p80 {_fmt(t.p80_ms)}]")
+        if self.best_index() == tuple(index):
+            lines.append("★ best of the sweep")
+        return "\n".join(lines)
+
+    def export(self, path: str | Path) -> Path:
+        """Save the visible plot (.png or .svg)."""
+        w = self.stack.currentWidget()
+        if not isinstance(w, pg.PlotWidget):
+            raise ValueError("nothing to export: no sweep is shown")
+        return theme.export_plot(w.getPlotItem(), path)
+
+    # -- internals: data -----------------------------------------------------------------------
+    def _set_axes(self, axes: dict[str, list[Any]]) -> None:
+        if not 1 <= len(axes) <= 2:
+            raise ValueError(f"a sweep view shows one or two swept parameters, got {len(axes)}")
+        self._axes = [(k, list(v)) for k, v in axes.items()]
+        self._points = {}
+        self._build_cells()
+
+    def _store(self, p: SweepPoint) -> None:
+        key = []
+        for name, values in self._axes:
+            if name not in p.values or p.values[name] not in values:
+                raise ValueError(f"sweep point {p.values} is not on the axes {dict(self._axes)}")
+            key.append(values.index(p.values[name]))
+        self._points[tuple(key)] = p
+        if p.result.timing is not None:
+            self._interp = p.result.backend == "interpreter" or p.result.timing.is_interpreter
+
+    def _value(self, p: SweepPoint) -> float | None:
+        if point_failure(p):
+            return None
+        figs = result_figures(p.result, self._metric)
+        return None if figs is None else figs["y"]
+
+    def _curve_arrays(self) -> dict[str, np.ndarray]:
+        if len(self._axes) != 1:
+            return {"x": np.zeros(0), "y": np.zeros(0), "torch": np.zeros(0)}
+        values = self._axes[0][1]
+        x, _ = _axis_positions(values)
+        y = np.full(len(values), np.nan)
+        t = np.full(len(values), np.nan)
+        for (i,), p in self._points.items():
+            v = self._value(p)
+            if v is not None:
+                y[i] = v
+                figs = result_figures(p.result, self._metric) or {}
+                t[i] = figs.get("torch", np.nan)
+        return {"x": x, "y": y, "torch": t}
+
+    def _heat_array(self) -> np.ndarray:
+        if len(self._axes) != 2:
+            return np.zeros((0, 0))
+        nx, ny = len(self._axes[0][1]), len(self._axes[1][1])
+        img = np.full((ny, nx), np.nan, dtype=np.float32)
+        for (ix, iy), p in self._points.items():
+            v = self._value(p)
+            if v is not None:
+                img[iy, ix] = v
+        return img
+
+    # -- internals: drawing --------------------------------------------------------------------
+    def _build_cells(self) -> None:
+        hp = self.heat_plot.getPlotItem()
+        for row in self._cell_labels:
+            for t in row:
+                hp.removeItem(t)
+        self._cell_labels = []
+        if len(self._axes) != 2:
+            return
+        nx, ny = len(self._axes[0][1]), len(self._axes[1][1])
+        if nx * ny <= _CELL_TEXT_MAX:
+            for iy in range(ny):
+                row = []
+                for ix in range(nx):
+                    t = pg.TextItem("", color="w", anchor=(0.5, 0.5))
+                    t.setPos(ix + 0.5, iy + 0.5)
+                    t.setZValue(5)
+                    hp.addItem(t, ignoreBounds=True)
+                    row.append(t)
+                self._cell_labels.append(row)
+
+    def _redraw(self) -> None:
+        n_axes = len(self._axes)
+        if n_axes == 0:
+            self.stack.setCurrentWidget(self.empty)
+            self.title.setText("No sweep yet.")
+            return
+        if n_axes == 1:
+            self._draw_curve()
+            self.stack.setCurrentWidget(self.curve_plot)
+        else:
+            self._draw_heatmap()
+            self.stack.setCurrentWidget(self.heat_plot)
+        self._update_title()
+
+    def _unit(self) -> str:
+        return "ms (interpreter wall clock)" if self._interp else self._metric
+
+    def _draw_curve(self) -> None:
+        name, values = self._axes[0]
+        d = self._curve_arrays()
+        x, y, t = d["x"], d["y"], d["torch"]
+        _, kind = _axis_positions(values)
+        cp = self.curve_plot.getPlotItem()
+        cp.setLabel("bottom", name + (" (log2 axis)" if kind == "log2" else ""))
+        cp.setLabel("left", self._unit())
+        ticks = [(float(xi), str(v)) for xi, v in zip(x, values, strict=True)]
+        cp.getAxis("bottom").setTicks(None if kind == "linear" else [ticks])
+        self.triton_curve.setData(x, y)
+        tm = np.isfinite(t)
+        self.torch_curve.setData(x[tm], t[tm]) if tm.any() else self.torch_curve.setData([], [])
+        done = sorted(k[0] for k in self._points)
+        ok = [i for i in done if np.isfinite(y[i])]
+        self.curve_hover.setData(x=x[ok], y=y[ok], data=ok)
+        failed = [i for i in done if not np.isfinite(y[i])]
+        # failed points sit on the x axis (y = 0) where a missing bar would start
+        self.failed_marks.setData(x=x[failed], y=np.zeros(len(failed)), data=failed)
+        b = self.best_index()
+        if b is not None:
+            i = b[0]
+            self.best_mark.setData(x=[x[i]], y=[y[i]])
+            self.best_text.setText(f"best {_fmt(y[i])} at {values[i]}")
+            self.best_text.setPos(x[i], y[i])
+            self.best_text.show()
+        else:
+            self.best_mark.setData(x=[], y=[])
+            self.best_text.hide()
+
+    def _draw_heatmap(self) -> None:
+        (xname, xvals), (yname, yvals) = self._axes
+        img = self._heat_array()
+        ny, nx = img.shape
+        hp = self.heat_plot.getPlotItem()
+        finite = img[np.isfinite(img)]
+        if finite.size:
+            lo, hi = float(finite.min()), float(finite.max())
+            if hi <= lo:
+                lo, hi = lo - 0.5 * abs(lo or 1), hi + 0.5 * abs(hi or 1)
+        else:
+            lo, hi = 0.0, 1.0
+        self.image.setImage(img, autoLevels=False)
+        self.image.setRect(QRectF(0, 0, nx, ny))
+        self.colorbar.setLevels((lo, hi))
+        self.colorbar.getAxis("left").setLabel(self._unit())  # a vertical bar labels its left axis
+        hp.setLabel("bottom", xname)
+        hp.setLabel("left", yname)
+        hp.getAxis("bottom").setTicks([[(i + 0.5, str(v)) for i, v in enumerate(xvals)]])
+        hp.getAxis("left").setTicks([[(i + 0.5, str(v)) for i, v in enumerate(yvals)]])
+        hp.setXRange(0, nx, padding=0.02)
+        hp.setYRange(0, ny, padding=0.02)
+        for h in self._hatches:
+            hp.removeItem(h)
+        self._hatches = []
+        for ix, iy in self._points:
+            if np.isfinite(img[iy, ix]):
+                continue
+            r = QGraphicsRectItem(ix, iy, 1, 1)
+            r.setBrush(QBrush(QColor(theme.FAIL), Qt.BrushStyle.BDiagPattern))
+            r.setPen(QPen(Qt.PenStyle.NoPen))
+            r.setZValue(1)
+            hp.addItem(r)
+            self._hatches.append(r)
+        for iy, row in enumerate(self._cell_labels):
+            for ix, t in enumerate(row):
+                v = img[iy, ix]
+                p = self._points.get((ix, iy))
+                if np.isfinite(v):
+                    t.setText(_fmt(float(v)))
+                    # light text on the dark end of viridis, dark text on the bright end
+                    frac = (v - lo) / (hi - lo) if hi > lo else 0.5
+                    t.setColor("k" if frac > 0.6 else "w")
+                else:
+                    t.setText("failed" if p is not None else "")
+                    t.setColor(theme.FAIL)
+        b = self.best_index()
+        if b is not None:
+            self.best_box.setRect(QRectF(b[0] + 0.04, b[1] + 0.04, 0.92, 0.92))
+            self.best_box.show()
+        else:
+            self.best_box.hide()
+
+    def _update_title(self) -> None:
+        names = " × ".join(n for n, _ in self._axes)
+        total = int(np.prod([len(v) for _, v in self._axes]))
+        done = len(self._points)
+        failed = sum(1 for p in self._points.values() if point_failure(p))
+        text = f"Sweep of {names}: {done}/{total} points"
+        if failed:
+            text += f", {failed} failed"
+        b = self.best_index()
+        if b is not None:
+            p = self._points[b]
+            text += f" · best {_fmt(self._value(p))} {self._unit()} at {format_values(p.values)}"
+        if self._interp:
+            text += " · interpreter wall clock, not GPU speed"
+        self.title.setText(text)
+
+    # -- internals: interaction ----------------------------------------------------------------
+    def _curve_tip(self, x: float, y: float, data: Any) -> str:
+        return self.cell_tooltip(int(data))
+
+    def _on_curve_click(self, _item: Any, points: Any, _ev: Any = None) -> None:
+        if len(points):
+            i = int(points[0].data())
+            self.pointClicked.emit({self._axes[0][0]: self._axes[0][1][i]})
+
+    def _heat_cell_at(self, scene_pos: QPointF) -> tuple[int, int] | None:
+        if len(self._axes) != 2:
+            return None
+        vb = self.heat_plot.getPlotItem().vb
+        if not vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        p = vb.mapSceneToView(scene_pos)
+        ix, iy = int(math.floor(p.x())), int(math.floor(p.y()))
+        if 0 <= ix < len(self._axes[0][1]) and 0 <= iy < len(self._axes[1][1]):
+            return ix, iy
+        return None
+
+    def _on_heat_hover(self, scene_pos: QPointF) -> None:
+        cell = self._heat_cell_at(scene_pos)
+        self.heat_plot.setToolTip(self.cell_tooltip(*cell) if cell else "")
+
+    def _on_heat_click(self, ev: Any) -> None:
+        cell = self._heat_cell_at(ev.scenePos())
+        if cell is not None:
+            self.pointClicked.emit({self._axes[0][0]: self._axes[0][1][cell[0]],
+                                    self._axes[1][0]: self._axes[1][1][cell[1]]})
+
+    def _choose_export(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export sweep", "sweep.png",
+                                              "PNG image (*.png);;SVG vector image (*.svg)")
+        if path:
+            self.export(path)
+
+
+def _demo() -> None:  # pragma: no cover - manual preview
+    import sys
+
+    from PySide6.QtWidgets import QApplication
+
+    from .demo_results import demo_sweep_1d, demo_sweep_2d
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    one = SweepView("GB/s")
+    one.set_sweep(demo_sweep_1d())
+    one.resize(720, 420)
+    one.show()
+    two = SweepView("TFLOP/s")
+    two.set_sweep(demo_sweep_2d())
+    two.resize(620, 520)
+    two.show()
+    app.exec()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _demo()

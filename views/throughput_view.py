@@ -1,0 +1,431 @@
+"""ThroughputView: one point per run, live — how fast each configuration the user tried ran.
+
+y is the kernel's metric (GB/s or TFLOP/s) for GPU runs, with the 20th–80th percentile of the
+timing as error bars, torch's figure for the same inputs as a second series, and the device's
+measured peak as a horizontal line. Interpreter runs have no GPU speed: they plot wall-clock
+milliseconds under a banner that says so, and the y axis changes with them.
+
+Plot items are created once and updated with ``setData``; redraws are coalesced to at most
+~60 per second so a burst of results (a sweep streaming in) costs one redraw, not one each.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from kernels.results import RunResult
+
+from . import theme
+
+__all__ = ["ThroughputView", "format_values", "result_figures"]
+
+_REDRAW_MS = 16  # coalesce redraws to at most ~60 per second
+_DENSE = 300  # runs on screen beyond which error bars and torch markers are dropped
+
+
+def format_values(values: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in values.items())
+
+
+def result_figures(r: RunResult, metric: str) -> dict[str, float] | None:
+    """The numbers a point of ``r`` plots, or None if the run has no timing.
+
+    GPU: ``y`` in ``metric``, ``lo``/``hi`` the figure at the p80/p20 times (throughput is work
+    over time, so the slow end is the low end), ``torch`` (NaN if absent). Interpreter: the same
+    keys in milliseconds.
+    """
+    t = r.timing
+    if t is None or not (t.median_ms and t.median_ms > 0):
+        return None
+    m = r.metrics
+    nan = float("nan")
+    if t.is_interpreter or r.backend == "interpreter":
+        torch_ms = m.torch_timing.median_ms if (m and m.torch_timing) else nan
+        return {"y": t.median_ms, "lo": t.p20_ms, "hi": t.p80_ms, "torch": torch_ms}
+    tflops = metric == "TFLOP/s"
+    y = None
+    if m is not None:
+        y = m.tflops if tflops else m.gbps
+        if y is None:  # derive from the work model when the engine left the figure out
+            work = m.flops / 1e9 if tflops else m.bytes_moved / 1e6
+            y = work / t.median_ms if work else None
+    if y is None:
+        return None
+    lo = y * t.median_ms / t.p80_ms if t.p80_ms > 0 else y
+    hi = y * t.median_ms / t.p20_ms if t.p20_ms > 0 else y
+    torch = nan
+    if m is not None:
+        tv = m.torch_tflops if tflops else m.torch_gbps
+        if tv is None and m.torch_timing is not None and m.torch_timing.median_ms > 0:
+            work = m.flops / 1e9 if tflops else m.bytes_moved / 1e6
+            tv = work / m.torch_timing.median_ms if work else None
+        torch = tv if tv is not None else nan
+    return {"y": y, "lo": min(lo, y), "hi": max(hi, y), "torch": torch}
+
+
+class _Series:
+    """Growable column arrays for one mode (gpu or interpreter); amortised O(1) appends."""
+
+    FIELDS = ("x", "y", "lo", "hi", "torch", "idx", "ok")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self._cap = 0
+        self.cols: dict[str, np.ndarray] = {}
+        self._grow(64)
+
+    def _grow(self, cap: int) -> None:
+        new = {f: np.full(cap, np.nan) for f in self.FIELDS}
+        for f, a in self.cols.items():
+            new[f][: self.n] = a[: self.n]
+        self.cols, self._cap = new, cap
+
+    def append(self, **vals: float) -> None:
+        if self.n == self._cap:
+            self._grow(self._cap * 2)
+        for f in self.FIELDS:
+            self.cols[f][self.n] = vals[f]
+        self.n += 1
+
+    def __getitem__(self, f: str) -> np.ndarray:
+        return self.cols[f][: self.n]
+
+
+class ThroughputView(QWidget):
+    """Live per-run throughput plot.
+
+    Signals: pointClicked(int run_index) — index into ``results()`` of a clicked point, so the
+    app can put that configuration back into the parameter panel.
+    """
+
+    pointClicked = Signal(int)
+
+    def __init__(self, metric: str = "GB/s", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        theme.configure()
+        self._metric = metric
+        self._results: list[RunResult] = []
+        self._series = {"gpu": _Series(), "interpreter": _Series()}
+        self._mode = "gpu"
+        self._dense = False
+        self._peak_override: float | None = None
+        self._peak_from_results: float | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(_REDRAW_MS)
+        self._timer.timeout.connect(self.flush)
+
+        self.banner = QLabel("Interpreter wall-clock time — not GPU speed", self)
+        self.banner.setObjectName("interpreter_banner")
+        self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.banner.setStyleSheet("background: #fff3c4; color: #6b4e00; border: 1px solid #e0c060;"
+                                  " padding: 4px; font-weight: bold;")
+        self.banner.setToolTip("The Triton interpreter runs each program in Python on the CPU; its time "
+                               "says nothing about how fast the kernel runs on a GPU.")
+        self.banner.hide()
+
+        self.plot = pg.PlotWidget(self)
+        pi = self.plot.getPlotItem()
+        pi.showGrid(x=True, y=True, alpha=0.25)
+        pi.setLabel("bottom", "run")
+        self.legend = pi.addLegend(offset=(-10, 10))
+        self.triton_line = pi.plot(pen=pg.mkPen(theme.TRITON, width=1.5), name="Triton")
+        self.triton_line.setDownsampling(auto=True, method="peak")
+        self.triton_line.setClipToView(True)
+        self.error_bars = pg.ErrorBarItem(pen=pg.mkPen(theme.TRITON, width=1), beam=0.35)
+        pi.addItem(self.error_bars)
+        self.torch_line = pi.plot(pen=pg.mkPen(theme.TORCH, width=1.5, style=Qt.PenStyle.DashLine),
+                                  symbol="s", symbolSize=5, symbolBrush=theme.TORCH, symbolPen=None,
+                                  name="torch")
+        self.torch_line.setDownsampling(auto=True, method="peak")
+        self.torch_line.setClipToView(True)
+        self._brush_ok = pg.mkBrush(theme.TRITON)
+        self._brush_bad = pg.mkBrush(theme.FAIL)
+        self.points = pg.ScatterPlotItem(size=8, pen=pg.mkPen("w", width=0.8), brush=self._brush_ok,
+                                         hoverable=True, hoverSize=11, hoverBrush=pg.mkBrush("#ffd21f"),
+                                         tip=self._tip)
+        self.points.sigClicked.connect(self._on_click)
+        pi.addItem(self.points)
+        # An invisible item spanning 0 .. peak keeps both in the auto range (an InfiniteLine is
+        # ignored by auto-ranging), so the peak line is always on screen and bars start at zero.
+        self._bounds = pg.ScatterPlotItem(size=0, pen=None, brush=None)
+        pi.addItem(self._bounds)
+        self.peak_line = pg.InfiniteLine(angle=0, movable=False,
+                                         pen=pg.mkPen(theme.PEAK, width=1, style=Qt.PenStyle.DotLine),
+                                         label="", labelOpts={"position": 0.02, "color": theme.PEAK,
+                                                              "anchors": [(0, 1), (0, 1)],
+                                                              "fill": (255, 255, 255, 200)})
+        self.peak_line.hide()
+        pi.addItem(self.peak_line, ignoreBounds=True)
+
+        self.summary = QLabel("No runs yet.", self)
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+        self.export_button = QPushButton(theme.icon("export"), "Export…", self)
+        self.export_button.setToolTip("Save the plot as PNG or SVG")
+        self.export_button.clicked.connect(self._choose_export)
+        self.clear_button = QPushButton("Clear", self)
+        self.clear_button.clicked.connect(self.clear)
+        bar = QHBoxLayout()
+        bar.addWidget(self.summary, 1)
+        bar.addWidget(self.clear_button)
+        bar.addWidget(self.export_button)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.banner)
+        lay.addWidget(self.plot, 1)
+        lay.addLayout(bar)
+        self._apply_mode()
+
+    # -- public API ----------------------------------------------------------------------------
+    def metric_name(self) -> str:
+        return self._metric
+
+    def set_metric(self, metric: str) -> None:
+        """"GB/s" or "TFLOP/s" (the kernel's ``KernelInfo.metric``); recomputes the points."""
+        if metric == self._metric:
+            return
+        self._metric = metric
+        old = self._results
+        self.clear()
+        for r in old:
+            self.add_result(r)
+        self.flush()
+
+    def add_result(self, result: RunResult) -> bool:
+        """Add one run (run number = how many were added since ``clear``). Returns False if the
+        run has nothing to plot (it failed before timing). The plot follows the backend of the
+        latest timed run: GPU throughput, or interpreter milliseconds."""
+        self._results.append(result)
+        run_no = len(self._results)
+        figs = result_figures(result, self._metric)
+        if figs is None:
+            self._schedule()
+            return False
+        mode = "interpreter" if (result.backend == "interpreter" or result.timing.is_interpreter) else "gpu"
+        ok = 1.0 if (result.check is None or result.check.passed) else 0.0
+        self._series[mode].append(x=run_no, y=figs["y"], lo=figs["lo"], hi=figs["hi"], torch=figs["torch"],
+                                  idx=run_no - 1, ok=ok)
+        if mode == "gpu" and result.metrics is not None:
+            peak = result.metrics.peak_tflops if self._metric == "TFLOP/s" else result.metrics.peak_gbps
+            if peak:
+                self._peak_from_results = peak
+        self._mode = mode
+        self._schedule()
+        return True
+
+    def clear(self) -> None:
+        self._results = []
+        self._series = {"gpu": _Series(), "interpreter": _Series()}
+        self._peak_from_results = None
+        self._mode = "gpu"
+        self.flush()
+        self.plot.getPlotItem().enableAutoRange()
+
+    def set_peak(self, value: float | None) -> None:
+        """Override the peak line (default: the latest GPU result's measured peak)."""
+        self._peak_override = value
+        self._schedule()
+
+    def peak(self) -> float | None:
+        return self._peak_override if self._peak_override is not None else self._peak_from_results
+
+    def mode(self) -> str:
+        """"gpu" or "interpreter": which series is on screen."""
+        return self._mode
+
+    def results(self) -> list[RunResult]:
+        return list(self._results)
+
+    def point_data(self) -> dict[str, np.ndarray]:
+        """The on-screen series as arrays: x, y, lo, hi, torch, idx, ok (after pending redraws)."""
+        s = self._series[self._mode]
+        return {f: s[f].copy() for f in _Series.FIELDS}
+
+    def flush(self) -> None:
+        """Redraw now instead of waiting for the coalescing timer."""
+        self._timer.stop()
+        self._apply_mode()
+        s = self._series[self._mode]
+        x, y = s["x"], s["y"]
+        self.triton_line.setData(x, y)
+        # Past a few hundred runs, beams and markers only hide each other (and cost paint time):
+        # keep the lines and small dots, drop the error bars and torch's markers.
+        dense = s.n > _DENSE
+        self.points.setSize(5 if dense else 8)
+        self.error_bars.setVisible(not dense)
+        self.torch_line.setSymbol(None if dense else "s")
+        if dense != self._dense:
+            # a 1-px line takes Qt's fast path: 1000 zig-zagging points paint in ~10 ms instead
+            # of ~250 ms with 1.5-px antialiased (and dashed) pens, measured offscreen
+            w = 1 if dense else 1.5
+            self.triton_line.setPen(pg.mkPen(theme.TRITON, width=w))
+            self.torch_line.setPen(pg.mkPen(theme.TORCH, width=w,
+                                            style=Qt.PenStyle.SolidLine if dense else Qt.PenStyle.DashLine))
+            self._dense = dense
+        if s.n:
+            ok = s["ok"]
+            brushes = [self._brush_ok if v else self._brush_bad for v in ok] if not ok.all() else self._brush_ok
+            self.points.setData(x=x, y=y, data=s["idx"].astype(int), brush=brushes)
+            self.error_bars.setData(x=x, y=y, top=s["hi"] - y, bottom=y - s["lo"])
+        else:
+            self.points.setData(x=[], y=[])
+            self.error_bars.setData(x=np.zeros(0), y=np.zeros(0), top=np.zeros(0), bottom=np.zeros(0))
+        tmask = np.isfinite(s["torch"])
+        self.torch_line.setData(x[tmask], s["torch"][tmask])
+        peak = self.peak() if self._mode == "gpu" else None
+        if peak:
+            self.peak_line.setValue(peak)
+            self.peak_line.show()  # before setFormat: a hidden label ignores text updates
+            self.peak_line.label.setFormat(f"measured peak {_fmt(peak)} {self._metric}")
+        else:
+            self.peak_line.hide()
+        top = max([peak or 0.0] + ([float(np.nanmax(s["hi"]))] if s.n else []))
+        if s.n:
+            self._bounds.setData(x=[x[0], x[-1]], y=[0.0, top])
+        else:
+            self._bounds.setData(x=[], y=[])
+        self._update_summary()
+
+    def export(self, path: str | Path) -> Path:
+        """Save the plot (with its legend and peak line) as .png or .svg."""
+        self.flush()
+        return theme.export_plot(self.plot.getPlotItem(), path)
+
+    def tooltip_for(self, run_index: int) -> str:
+        """The hover text of the point of run ``run_index`` (0-based index into ``results()``)."""
+        r = self._results[run_index]
+        figs = result_figures(r, self._metric) or {}
+        lines = [f"Run {run_index + 1} · {r.backend} · {r.device}", format_values(r.values)]
+        t = r.timing
+        if r.backend == "interpreter" or (t and t.is_interpreter):
+            lines.append(f"interpreter wall clock: {_fmt(t.median_ms)} ms "
+                         f"[p20 {_fmt(t.p20_ms)}, p80 {_fmt(t.p80_ms)}] — not GPU speed")
+            if math.isfinite(figs.get("torch", math.nan)):
+                lines.append(f"torch on CPU: {_fmt(figs['torch'])} ms")
+        elif t is not None:
+            y = figs.get("y")
+            pct = ""
+            peak = self.peak()
+            if y and peak:
+                pct = f" ({100 * y / peak:.0f}% of peak)"
+            lines.append(f"Triton: {_fmt(y)} {self._metric}{pct}; median {_fmt(t.median_ms)} ms "
+                         f"[p20 {_fmt(t.p20_ms)}, p80 {_fmt(t.p80_ms)}]")
+            tv = figs.get("torch", math.nan)
+            if math.isfinite(tv):
+                ratio = r.metrics.ratio_vs_torch if r.metrics else None
+                rs = f"; Triton/torch speed {ratio:.2f}×" if ratio else ""
+                lines.append(f"torch: {_fmt(tv)} {self._metric}{rs}")
+        if r.check is not None:
+            lines.append("check: PASS" if r.check.passed else f"check: FAIL — {r.check.reason}")
+        if r.error is not None:
+            lines.append(f"error: {r.error.message}")
+        return "\n".join(lines)
+
+    # -- internals -----------------------------------------------------------------------------
+    def _tip(self, x: float, y: float, data: Any) -> str:
+        return self.tooltip_for(int(data))
+
+    def _on_click(self, _item: Any, points: Any, _ev: Any = None) -> None:
+        if len(points):
+            self.pointClicked.emit(int(points[0].data()))
+
+    def _schedule(self) -> None:
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def _apply_mode(self) -> None:
+        pi = self.plot.getPlotItem()
+        interp = self._mode == "interpreter"
+        self.banner.setVisible(interp)
+        if interp:
+            pi.setLabel("left", "time (ms) — interpreter wall clock")
+            pi.setTitle("Interpreter runs (CPU): milliseconds, lower is better")
+        else:
+            pi.setLabel("left", self._metric)
+            pi.setTitle(f"Throughput per run ({self._metric}, higher is better)")
+        self.legend.getLabel(self.torch_line).setText("torch on CPU (ms)" if interp else "torch")
+        self.legend.getLabel(self.triton_line).setText("Triton interpreter (ms)" if interp else "Triton")
+
+    def _update_summary(self) -> None:
+        s = self._series[self._mode]
+        if not self._results:
+            self.summary.setText("No runs yet.")
+            return
+        if s.n == 0:
+            self.summary.setText(f"{len(self._results)} runs, none timed.")
+            return
+        i = int(s["idx"][-1])
+        y = float(s["y"][-1])
+        if self._mode == "interpreter":
+            text = f"Run {i + 1}: {_fmt(y)} ms (interpreter wall clock)"
+        else:
+            text = f"Run {i + 1}: {_fmt(y)} {self._metric}"
+            peak = self.peak()
+            if peak:
+                text += f" = {100 * y / peak:.0f}% of measured peak"
+            tv = float(s["torch"][-1])
+            if math.isfinite(tv):
+                text += f"; torch {_fmt(tv)} {self._metric} (Triton/torch {y / tv:.2f}×)"
+        skipped = len(self._results) - self._series["gpu"].n - self._series["interpreter"].n
+        if skipped:
+            text += f" · {skipped} run(s) without timing"
+        self.summary.setText(text)
+
+    def _choose_export(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export plot", "throughput.png",
+                                              "PNG image (*.png);;SVG vector image (*.svg)")
+        if path:
+            self.export(path)
+
+
+def _fmt(v: float | None) -> str:
+    if v is None or not math.isfinite(v):
+        return "—"
+    a = abs(v)
+    if a >= 100:
+        return f"{v:,.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    if a >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3g}"
+
+
+def _demo() -> None:  # pragma: no cover - manual preview
+    import sys
+
+    from PySide6.QtWidgets import QApplication
+
+    from .demo_results import demo_run_results
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    w = ThroughputView("GB/s")
+    results = demo_run_results(40)
+    results[7].check.passed = False
+    it = iter(results)
+
+    def feed() -> None:
+        r = next(it, None)
+        if r is None:
+            timer.stop()
+        else:
+            w.add_result(r)
+
+    timer = QTimer()
+    timer.timeout.connect(feed)
+    timer.start(80)
+    w.resize(720, 420)
+    w.show()
+    app.exec()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _demo()
