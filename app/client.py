@@ -67,6 +67,7 @@ EXIT_RESTART = 75
 _ROOT = str(Path(__file__).resolve().parents[1])
 #: consecutive failed starts before the client stops trying (until the next submit)
 _MAX_START_FAILURES = 3
+_SERIALS = itertools.count(1)
 
 
 class WorkerError(Exception):
@@ -103,14 +104,13 @@ class _Pending:
 class _Proc:
     """One worker process and its threads."""
 
-    def __init__(self, popen: subprocess.Popen, echo: Callable[[str], None] | None) -> None:
+    def __init__(self, popen: subprocess.Popen) -> None:
         self.popen = popen
         self.pid = popen.pid
         self.outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=200)
         self.ready = False
         self.retired = False  # killed or shut down on purpose: its end is not a crash
-        self.echo = echo
         self.stderr_done = threading.Event()
         self.threads: dict[str, threading.Thread] = {}
 
@@ -172,11 +172,12 @@ class WorkerClient:
         #: the latest worker's hello: backends, infos, versions, pid (None before the first)
         self.hello: dict | None = None
 
+        self._serial = next(_SERIALS)
         self._events: queue.SimpleQueue[tuple[Callable, tuple] | None] = queue.SimpleQueue()
-        self._dispatcher = threading.Thread(target=self._dispatch_loop, name="tilescope-client-callbacks",
+        self._dispatcher = threading.Thread(target=self._dispatch_loop, name=f"tilescope-client-{self._serial}-callbacks",
                                             daemon=True)
         self._dispatcher.start()
-        self._supervisor = threading.Thread(target=self._supervise_loop, name="tilescope-client-supervisor",
+        self._supervisor = threading.Thread(target=self._supervise_loop, name=f"tilescope-client-{self._serial}-supervisor",
                                             daemon=True)
         self._supervisor.start()
         atexit.register(self.close)
@@ -206,6 +207,20 @@ class WorkerClient:
         with self._lock:
             lines = list(self._proc.stderr_tail) if self._proc is not None else list(self._last_stderr)
         return lines[-n:]
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Block until a worker is up and idle (True), or it gave up / was closed / time ran out."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while True:
+                if self._closed or (self._state == "crashed" and self._proc is None):
+                    return False
+                if self._state == "ready" and self._inflight is None and not self._queue:
+                    return True
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cond.wait(left)
 
     def start(self) -> None:
         """Start the worker if none runs (``__init__`` does, unless ``start=False``)."""
@@ -336,6 +351,7 @@ class WorkerClient:
             self._send(proc, p)
             break
         self._set_state("busy" if self._inflight is not None and not self._inflight.internal else "ready")
+        self._cond.notify_all()  # wait_ready() and the supervisor look again
 
     def _send(self, proc: _Proc, p: _Pending) -> None:
         try:
@@ -468,7 +484,7 @@ class WorkerClient:
         except OSError as e:
             self._give_up(f"the worker could not be started: {e}")
             return
-        proc = _Proc(popen, None)
+        proc = _Proc(popen)
         self._proc = proc
         for target, name in ((self._read_loop, "reader"), (self._write_loop, "writer"),
                              (self._stderr_loop, "stderr")):
@@ -537,6 +553,7 @@ class WorkerClient:
             self._kill(proc)
             rc = proc.popen.wait()
         proc.stderr_done.wait(timeout=2.0)
+        proc.outbox.put(None)  # let its writer thread end too
         self._on_exit(proc, rc, why)
 
     def _reply_undecodable(self, proc: _Proc, e: PayloadError) -> None:
@@ -704,6 +721,7 @@ class WorkerClient:
         if state != self._state:
             self._state = state
             self._emit(self.on_state, state)
+            self._cond.notify_all()
 
     def _emit(self, fn: Callable | None, *args: Any) -> None:
         if fn is not None:

@@ -69,7 +69,7 @@ def compare(out: torch.Tensor, ref: torch.Tensor, atol: float, rtol: float, name
     del tol
 
     if n:
-        d = diff.masked_fill(out_nan, 0.0).nan_to_num_(nan=math.inf)  # measured: outputs not NaN
+        d = diff.masked_fill(out_nan, 0.0).nan_to_num_(nan=math.inf, posinf=math.inf)  # measured: outputs not NaN
         max_abs = float(d.max().item())
         d.masked_fill_(~ref_finite, 0.0)
         num = float(torch.linalg.vector_norm(d).item())

@@ -38,11 +38,13 @@ from kernels.trace.model import (
 __all__ = [
     "DEMOS",
     "SYNTHETIC",
+    "demo_atomic_sum",
     "demo_copy_3d",
     "demo_matmul",
     "demo_oob",
     "demo_overlap",
     "demo_softmax",
+    "demo_two_loops",
     "demo_vector_add",
 ]
 
@@ -141,7 +143,8 @@ class _Recorder:
 
     def build(self, kernel: str, values: dict[str, Any], grid: tuple[int, int, int],
               scalars: dict[str, Any], constexprs: dict[str, Any], source: str, source_file: str,
-              first_line: int, loop_lines: list[int], t0: float, n_sms: int = 132) -> Trace:
+              first_line: int, loop_lines: list[int], t0: float, n_sms: int = 132,
+              recorded: np.ndarray | None = None, loop_parents: list[int] | None = None) -> Trace:
         cols = {k: np.concatenate([b[k] for b in self._batches]) for k in self._batches[0]}
         seq = np.concatenate([np.full(len(b["program"]), i) for i, b in enumerate(self._batches)])
         # The tracer's order: program by program in dispatch order, each program's events in
@@ -160,14 +163,18 @@ class _Recorder:
         )
         t1 = time.perf_counter()
         n_programs = grid[0] * grid[1] * grid[2]
+        programs = (np.arange(n_programs) if recorded is None else np.asarray(recorded)).astype(np.int32)
+        window = (None if len(programs) == n_programs else
+                  f"programs {programs.min()}..{programs.max()} of {n_programs}")
         trace = Trace(
-            kernel=kernel, values=values, grid=grid, programs=np.arange(n_programs, dtype=np.int32),
-            window=None, tensors=self.tensors, scalars=scalars, constexprs=constexprs,
+            kernel=kernel, values=values, grid=grid, programs=programs,
+            window=window, tensors=self.tensors, scalars=scalars, constexprs=constexprs,
             events=events, oob=self._oob_records(), maps=derive_maps(events, self.tensors, n_programs),
-            stats=derive_stats(events, self.tensors, n_programs), source=source,
+            stats=derive_stats(events, self.tensors, programs), source=source,
             source_file=source_file, source_first_line=first_line, loop_lines=loop_lines,
+            loop_parents=loop_parents if loop_parents is not None else [-1] * len(loop_lines),
             n_sms=n_sms, programs_per_sm=1,
-            wave=(np.arange(n_programs) // n_sms).astype(np.int32),
+            wave=(programs // n_sms).astype(np.int32),
             triton_version=SYNTHETIC,
         )
         trace.record_s = t1 - t0
@@ -215,7 +222,8 @@ def derive_maps(events: AccessTable, tensors: list[TensorInfo], n_programs: int)
     for t, info in enumerate(tensors):
         numel = info.numel
         on_t = lane_tensor == t
-        rd = on_t & ((lane_op == OP_LOAD) | (lane_op == OP_ATOMIC))
+        # as kernels.trace.maps does: reads are loads; writes are stores and atomics
+        rd = on_t & (lane_op == OP_LOAD)
         wr = on_t & ((lane_op == OP_STORE) | (lane_op == OP_ATOMIC))
         reader, n_reads = _who(elements[rd], lane_prog[rd], numel)
         writer, n_writes = _who(elements[wr], lane_prog[wr], numel)
@@ -229,20 +237,27 @@ def derive_maps(events: AccessTable, tensors: list[TensorInfo], n_programs: int)
             key = key[np.concatenate([[True], key[1:] != key[:-1]])]
             n_readers += np.bincount(key // n_programs, minlength=numel).astype(np.int32)
             n_readers[reader == SEVERAL] -= 1
+        at = on_t & (lane_op == OP_ATOMIC)
+        n_atomic = np.bincount(elements[at], minlength=numel).astype(np.int32)
         maps.append(TensorMaps(writer=writer.reshape(info.shape), reader=reader.reshape(info.shape),
                                n_reads=n_reads.reshape(info.shape),
                                n_writes=n_writes.reshape(info.shape),
-                               n_readers=n_readers.reshape(info.shape)))
+                               n_readers=n_readers.reshape(info.shape),
+                               n_atomic=n_atomic.reshape(info.shape)))
     return maps
 
 
-def derive_stats(events: AccessTable, tensors: list[TensorInfo], n_programs: int) -> ProgramStats:
-    """Bytes moved, masked-lane fraction and out-of-bounds lanes per program."""
+def derive_stats(events: AccessTable, tensors: list[TensorInfo], programs: np.ndarray) -> ProgramStats:
+    """Bytes moved, masked-lane fraction and out-of-bounds lanes per recorded program (indexed
+    by position in ``programs``, as ``Trace.stats`` is)."""
+    n_programs = len(programs)
+    pos_of = np.full(int(programs.max()) + 1 if len(programs) else 1, -1, np.int64)
+    pos_of[programs] = np.arange(n_programs)
     esize = np.array([t.element_size for t in tensors] + [0], np.int64)[events.tensor]
     nbytes = events.n_active.astype(np.int64) * esize
     is_load = (events.op == OP_LOAD) | (events.op == OP_ATOMIC)
     is_store = (events.op == OP_STORE) | (events.op == OP_ATOMIC)
-    p = events.program
+    p = pos_of[events.program]
     lanes = np.bincount(p, weights=events.n_active + events.n_masked + events.n_oob,
                         minlength=n_programs)
     masked = np.bincount(p, weights=events.n_masked, minlength=n_programs)
@@ -296,14 +311,15 @@ def add_kernel_overlap(x_ptr, y_ptr, out_ptr, n_elements, STRIDE, BLOCK_SIZE: tl
 
 
 def _vector_add_like(kernel: str, source: str, first_line: int, n: int, block: int,
-                     step: int, masked: bool, extra_scalars: dict[str, Any]) -> Trace:
+                     step: int, masked: bool, extra_scalars: dict[str, Any],
+                     window: int | None = None) -> Trace:
     t0 = time.perf_counter()
     if n < 1 or block < 1 or step < 1:
         raise ValueError("n, block and the block step must be positive")
     tensors = [_tensor("x", (n,)), _tensor("y", (n,)), _tensor("out", (n,))]
     rec = _Recorder(tensors, n_loops=0)
     n_prog = -(-n // step)
-    pids = np.arange(n_prog)
+    pids = np.arange(n_prog if window is None else min(window, n_prog))
     offsets = pids[:, None] * step + np.arange(block)[None, :]
     mask = offsets < n if masked else None
     ln = lambda s: _line_of(source, first_line, s)
@@ -312,12 +328,15 @@ def _vector_add_like(kernel: str, source: str, first_line: int, n: int, block: i
     rec.access(pids, OP_STORE, "out", ln("tl.store(out_ptr"), offsets, mask)
     return rec.build(kernel, {"N": n, "BLOCK_SIZE": block, "dtype": "fp32"}, (n_prog, 1, 1),
                      {"n_elements": n, **extra_scalars}, {"BLOCK_SIZE": block}, source,
-                     f"<demo>/{kernel}.py", first_line, [], t0)
+                     f"<demo>/{kernel}.py", first_line, [], t0, recorded=pids)
 
 
-def demo_vector_add(n: int = 1000, block: int = 256) -> Trace:
-    """out = x + y over ``n`` fp32 elements, ``cdiv(n, block)`` programs; the last block masked."""
-    return _vector_add_like("vector_add", VECTOR_ADD_SOURCE, 18, n, block, block, True, {})
+def demo_vector_add(n: int = 1000, block: int = 256, window: int | None = None) -> Trace:
+    """out = x + y over ``n`` fp32 elements, ``cdiv(n, block)`` programs; the last block masked.
+
+    ``window``: record only the first ``window`` programs (``Trace.window`` says so), as the
+    tracer does when the whole grid would take too long under the interpreter."""
+    return _vector_add_like("vector_add", VECTOR_ADD_SOURCE, 18, n, block, block, True, {}, window)
 
 
 def demo_oob(n: int = 1000, block: int = 256) -> Trace:
@@ -504,11 +523,88 @@ def demo_copy_3d(batch: int = 3, rows: int = 4, cols: int = 100, block: int = 32
                      first, [], t0)
 
 
+# --------------------------------------------------------------------------------------------
+# Two loops one after the other: a row's mean, then the row minus its mean
+
+TWO_LOOPS_SOURCE = '''\
+@triton.jit
+def center_rows_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for off in range(0, n_cols, BLOCK):  # pass 1: the row's sum, a block at a time
+        cols = off + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0)
+    mean = tl.sum(acc, axis=0) / n_cols
+    for off in range(0, n_cols, BLOCK):  # pass 2: subtract the mean
+        cols = off + tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        x = tl.load(x_ptr + row * n_cols + cols, mask=mask)
+        tl.store(y_ptr + row * n_cols + cols, x - mean, mask=mask)
+'''
+
+
+def demo_two_loops(rows: int = 8, cols: int = 200, block: int = 64) -> Trace:
+    """y = x - mean(x) per row: two loops in sequence over column blocks (loop 0 reads x, loop 1
+    reads x again and writes y), one program per row."""
+    t0 = time.perf_counter()
+    src, first = TWO_LOOPS_SOURCE, 30
+    ln = lambda s: _line_of(src, first, s)
+    tensors = [_tensor("x", (rows, cols)), _tensor("y", (rows, cols))]
+    rec = _Recorder(tensors, n_loops=2)
+    pids = np.arange(rows)
+    steps = -(-cols // block)
+    for k in range(steps):
+        c = k * block + np.arange(block)
+        offs = pids[:, None] * cols + c[None, :]
+        rec.access(pids, OP_LOAD, "x", ln("acc += tl.load("), offs, np.broadcast_to(c < cols, offs.shape),
+                   (k, -1))
+    for k in range(steps):
+        c = k * block + np.arange(block)
+        offs = pids[:, None] * cols + c[None, :]
+        m = np.broadcast_to(c < cols, offs.shape)
+        rec.access(pids, OP_LOAD, "x", ln("x = tl.load("), offs, m, (-1, k))
+        rec.access(pids, OP_STORE, "y", ln("tl.store(y_ptr"), offs, m, (-1, k))
+    return rec.build("center_rows", {"rows": rows, "cols": cols, "BLOCK": block}, (rows, 1, 1),
+                     {"n_cols": cols}, {"BLOCK": block}, src, "<demo>/center_rows.py", first,
+                     [ln("# pass 1"), ln("# pass 2")], t0)
+
+
+# --------------------------------------------------------------------------------------------
+# Atomics: every program adds its block's sum into one element
+
+ATOMIC_SUM_SOURCE = '''\
+@triton.jit
+def sum_kernel(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=0.0)
+    tl.atomic_add(out_ptr, tl.sum(x, axis=0))  # every program updates out[0]: atomics, no race
+'''
+
+
+def demo_atomic_sum(n: int = 1000, block: int = 256) -> Trace:
+    """out[0] = sum(x): each program loads a block and atomically adds its partial sum."""
+    t0 = time.perf_counter()
+    src, first = ATOMIC_SUM_SOURCE, 50
+    ln = lambda s: _line_of(src, first, s)
+    tensors = [_tensor("x", (n,)), _tensor("out", (1,))]
+    rec = _Recorder(tensors, n_loops=0)
+    n_prog = -(-n // block)
+    pids = np.arange(n_prog)
+    offs = pids[:, None] * block + np.arange(block)[None, :]
+    rec.access(pids, OP_LOAD, "x", ln("x = tl.load("), offs, offs < n)
+    rec.access(pids, OP_ATOMIC, "out", ln("tl.atomic_add("), np.zeros((n_prog, 1), np.int64))
+    return rec.build("atomic_sum", {"N": n, "BLOCK_SIZE": block}, (n_prog, 1, 1), {"n_elements": n},
+                     {"BLOCK_SIZE": block}, src, "<demo>/atomic_sum.py", first, [], t0)
+
+
 DEMOS: dict[str, Callable[[], Trace]] = {
     "vector add (N=1000, BLOCK=256)": demo_vector_add,
     "matmul 128³, 32×32×32 tiles, GROUP_M=2": demo_matmul,
     "softmax 32×100, 8 persistent programs": demo_softmax,
     "3-D grid: copy 3×4×100, BLOCK=32": demo_copy_3d,
+    "two loops: centre 8 rows of 200": demo_two_loops,
+    "atomics: sum 1000 elements into out[0]": demo_atomic_sum,
     "bug: vector add without mask (OOB)": demo_oob,
     "bug: overlapping blocks (several writers)": demo_overlap,
 }

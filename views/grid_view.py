@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QCursor, QKeyEvent, QPen
 from PySide6.QtWidgets import (
     QComboBox,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QListWidget,
+    QScrollArea,
     QSizePolicy,
     QSlider,
     QSpinBox,
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from kernels.trace.model import (
+    OOB_OUTSIDE_VIEW,
     OP_ATOMIC,
     OP_LOAD,
     OP_NAMES,
@@ -65,13 +67,14 @@ _KIND_OF_OP = np.zeros(8, np.uint8)
 _KIND_OF_OP[OP_LOAD], _KIND_OF_OP[OP_STORE], _KIND_OF_OP[OP_ATOMIC] = LIT_LOAD, LIT_STORE, 3
 
 # Lookup-table slots shared by every colour mode; the mode's colours start at _FIRST.
-_PAD, _UNTOUCHED, _MULTI_WRITE, _SHARED_READ, _NOT_RECORDED, _FIRST = range(6)
+_PAD, _UNTOUCHED, _MULTI_WRITE, _SHARED_READ, _NOT_RECORDED, _ACCUMULATED, _FIRST = range(7)
 _SPECIAL = {
     _PAD: "#d9d9d9",  # no element: the fold's padding past the end of a 1-D tensor
     _UNTOUCHED: theme.MASKED,  # never loaded nor stored (masked lanes land here)
     _MULTI_WRITE: "#e0201b",  # stored by several programs: a race unless they agree
     _SHARED_READ: "#56616d",  # loaded by several programs: reuse, not a bug
     _NOT_RECORDED: "#6e6e6e",  # program outside the recorded window
+    _ACCUMULATED: "#0f7b6c",  # updated by atomics of several programs: no conflict
 }
 # 13 categorical colours (a prime count, so a 2-D grid keyed x + 5y never repeats a colour on
 # a neighbour); none is red or grey, which mean "several writers" and "untouched".
@@ -171,12 +174,13 @@ class _Panel:
         return tuple(int(i) for i in np.unravel_index(flat, self.info.shape))
 
 
-class _RowStartAxis(pg.AxisItem):
-    """Left axis of a folded map: a row boundary is labelled with the flat index of the row's
-    first element; only whole rows get a tick (a fractional row has no index)."""
+class _IndexAxis(pg.AxisItem):
+    """An axis of cell boundaries: only whole indices get a tick (a fractional row has no index);
+    on the left axis of a folded map a row is labelled with the flat index of its first element
+    (``row_len`` elements per row)."""
 
-    def __init__(self, row_len: int, **kw):
-        super().__init__("left", **kw)
+    def __init__(self, orientation: str, row_len: int = 1, **kw):
+        super().__init__(orientation, **kw)
         self.row_len = row_len
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802 (pyqtgraph's name)
@@ -219,6 +223,8 @@ class GridView(QWidget):
         self._pinned: tuple | None = None
         self._step: int | None = None
         self._n_steps = 0
+        self._loop = 0  # which loop the slider steps (column of AccessTable.iters)
+        self._loop_steps: list[int] = []  # iterations of each loop
         self._z = 0
         self._last_line = -1
         self._show_tooltips = False  # only when the mouse drives the hover
@@ -247,6 +253,12 @@ class GridView(QWidget):
         self._slider.setMinimumWidth(160)
         self._slider.valueChanged.connect(lambda v: self.set_loop_step(None if v < 0 else v))
         self._loop_label = QLabel()
+        # labels that change with the hover or the trace must never widen the window
+        self._loop_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._loop_label.setMinimumWidth(140)
+        self._loop_combo = QComboBox()
+        self._loop_combo.setToolTip("Which loop the slider steps through (loops in source order)")
+        self._loop_combo.currentIndexChanged.connect(lambda i: self.set_loop(i) if i >= 0 else None)
         self._timer = QTimer(self)
         self._timer.setInterval(self.PLAY_INTERVAL_MS)
         self._timer.timeout.connect(self._advance)
@@ -258,16 +270,23 @@ class GridView(QWidget):
         bar.addWidget(self._z_label)
         bar.addWidget(self._z_spin)
         bar.addSpacing(12)
-        self._loop_widgets = (self._play, self._slider, self._loop_label)
+        self._loop_widgets = (self._loop_combo, self._play, self._slider, self._loop_label)
         for w in self._loop_widgets:
             bar.addWidget(w)
+        bar.setStretchFactor(self._loop_label, 100)  # the label takes the room when shown
         bar.addStretch(1)
 
         # --- plots
         self._glw = pg.GraphicsLayoutWidget()
         self._glw.setMinimumSize(420, 320)
+        # many tensors need more height than a window has: scroll rather than squash the maps
+        self._scroll = QScrollArea()
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setWidget(self._glw)
+        self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self._glw.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+        self._glw.viewport().installEventFilter(self)  # to drop the hover when the mouse leaves
         self._prog_plot: pg.PlotItem | None = None
         self._prog_image: pg.ImageItem | None = None
         self._prog_overlay: pg.ImageItem | None = None
@@ -276,6 +295,7 @@ class GridView(QWidget):
 
         self._window_label = QLabel()
         self._window_label.setStyleSheet(f"color: {theme.ACCENT_WARN};")
+        self._window_label.setWordWrap(True)
         self._legend = QLabel()
         self._legend.setWordWrap(True)
         self._legend.setTextFormat(Qt.TextFormat.RichText)
@@ -284,9 +304,11 @@ class GridView(QWidget):
         self._info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._info.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self._info.setMinimumHeight(7 * self._info.fontMetrics().height())
-        self._info.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self._info.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._info.setWordWrap(True)  # a long hover text must not widen the window
         self._oob_header = QLabel()
         self._oob_header.setStyleSheet(f"color: {theme.FAIL}; font-weight: bold;")
+        self._oob_header.setWordWrap(True)
         self._oob_list = QListWidget()
         self._oob_list.setMaximumHeight(90)
         self._oob_list.itemClicked.connect(self._on_oob_clicked)
@@ -295,7 +317,7 @@ class GridView(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(bar)
         lay.addWidget(self._window_label)
-        lay.addWidget(self._glw, 1)
+        lay.addWidget(self._scroll, 1)
         lay.addWidget(self._legend)
         lay.addWidget(self._oob_header)
         lay.addWidget(self._oob_list)
@@ -352,9 +374,17 @@ class GridView(QWidget):
         self._window_label.setText(f"Recorded {trace.window} — the other programs did not run "
                                    "under the tracer." if trace.window else "")
         self._fill_oob_list(trace)
-        steps = trace.events.iters[:, 0] if trace.events.iters.ndim == 2 and \
-            trace.events.iters.shape[1] else np.zeros(0, np.int32)
-        self._set_loop_controls(int(steps.max()) + 1 if steps.size and steps.max() >= 0 else 0)
+        iters = self._iters
+        self._loop_steps = [int(iters[:, j].max()) + 1 if len(iters) else 0
+                            for j in range(iters.shape[1])]
+        self._loop_combo.blockSignals(True)
+        self._loop_combo.clear()
+        for j, n in enumerate(self._loop_steps):
+            self._loop_combo.addItem(self._loop_name(j, short=True) + f" ({n} iterations)")
+        self._loop_combo.setCurrentIndex(0 if self._loop_steps else -1)
+        self._loop_combo.blockSignals(False)
+        self._loop = 0
+        self._set_loop_controls(self._loop_steps[0] if self._loop_steps else 0)
         self._apply_colours()
         self._refresh()
 
@@ -430,8 +460,32 @@ class GridView(QWidget):
         return sel[1] if sel is not None and sel[0] == "program" else None
 
     def loop_steps(self) -> int:
-        """Iterations of the outermost loop (0 when the kernel has no loop)."""
+        """Iterations of the loop the slider steps (0 when the kernel has no loop)."""
         return self._n_steps
+
+    def loops(self) -> list[tuple[int, int]]:
+        """(source line, iterations) of every loop of the kernel, in source order (-1: unknown)."""
+        lines = list(self._trace.loop_lines) if self._trace is not None else []
+        return [(lines[j] if j < len(lines) else -1, n) for j, n in enumerate(self._loop_steps)]
+
+    def current_loop(self) -> int:
+        return self._loop
+
+    def set_loop(self, index: int) -> None:
+        """Step through loop ``index`` (source order; 0 = the first, the outermost of a nest)."""
+        if not 0 <= index < len(self._loop_steps):
+            raise ValueError(f"no loop {index}; the kernel has {len(self._loop_steps)}")
+        self._loop = int(index)
+        if self._loop_combo.currentIndex() != index:
+            self._loop_combo.blockSignals(True)
+            self._loop_combo.setCurrentIndex(index)
+            self._loop_combo.blockSignals(False)
+        self._ev_step = self._iters[:, index]
+        for p in self._panels:
+            p.ev_step = self._ev_step[p.ev]
+        self._step = None
+        self._set_loop_controls(self._loop_steps[index])
+        self._refresh()
 
     def loop_step(self) -> int | None:
         return self._step
@@ -548,8 +602,8 @@ class GridView(QWidget):
     def _build_index(self, trace: Trace) -> None:
         ev = trace.events
         E = len(ev)
-        step = (ev.iters[:, 0].astype(np.int32) if ev.iters.ndim == 2 and ev.iters.shape[1]
-                else np.full(E, -1, np.int32))
+        self._iters = (ev.iters.astype(np.int32) if ev.iters.ndim == 2 else np.zeros((E, 0), np.int32))
+        step = self._iters[:, 0] if self._iters.shape[1] else np.full(E, -1, np.int32)
         kind = _KIND_OF_OP[ev.op.astype(np.int64)]
         self._ev_step, self._ev_kind = step, kind
         # all events of a program, in program order (the tracer records program by program; the
@@ -574,14 +628,13 @@ class GridView(QWidget):
             writer, reader = m.writer.reshape(-1), m.reader.reshape(-1)
             who = np.where(m.n_writes.reshape(-1) > 0, writer, reader).astype(np.int32)
             ops = set(np.unique(ev.op[js]).tolist())
-            wrote = bool(ops & {OP_STORE, OP_ATOMIC})
-            read = bool(ops & {OP_LOAD, OP_ATOMIC})
-            role = {(True, True): "read + written", (True, False): "written",
-                    (False, True): "read", (False, False): "untouched"}[(wrote, read)]
+            role = " + ".join(word for op, word in ((OP_LOAD, "read"), (OP_STORE, "written"),
+                                                    (OP_ATOMIC, "atomics")) if op in ops) or "untouched"
             if len(info.shape) <= 1:
                 lanes = ev.n_active[js] + ev.n_masked[js] + ev.n_oob[js]
                 block = int(lanes.max()) if lanes.size else 64
-                cols = fold_width(numel, block if block >= 8 else 64)
+                # one access block per row; a vector shorter than a row is one row
+                cols = max(1, min(fold_width(numel, block if block >= 8 else 64), numel))
                 rows, folded = max(1, math.ceil(numel / cols)), True
             else:
                 cols = int(info.shape[-1])
@@ -595,7 +648,7 @@ class GridView(QWidget):
 
     # ------------------------------------------------------------------ plots
     def _new_plot(self, title: str, left: pg.AxisItem | None, lock: bool) -> pg.PlotItem:
-        axes = {"left": left} if left is not None else {}
+        axes = {"left": left or _IndexAxis("left"), "top": _IndexAxis("top")}
         plot = pg.PlotItem(axisItems=axes, title=title)
         plot.showAxis("top")
         plot.hideAxis("bottom")
@@ -620,7 +673,7 @@ class GridView(QWidget):
         else:
             desc = f"grid ({gx}, {gy}{', ' + str(gz) if gz > 1 else ''}): x → , y ↓"
         title = f"<b>Programs</b> — {self._P} {'program' if self._P == 1 else 'programs'}, {desc}"
-        left = _RowStartAxis(self._gw) if self._folded_grid and not small else None
+        left = _IndexAxis("left", self._gw) if self._folded_grid and not small else None
         self._prog_plot = self._new_plot(title, left, lock=not small)
         self._glw.addItem(self._prog_plot, row=0, col=0, colspan=ncols)
         self._prog_image = pg.ImageItem(axisOrder="row-major")
@@ -653,6 +706,7 @@ class GridView(QWidget):
             self._fix_height(self._prog_plot, 62 + 44 * self._grows)
             self._prog_plot.setRange(xRange=(0, self._gw), yRange=(0, self._grows), padding=0.02)
         else:
+            self._prog_plot.setMinimumHeight(220)
             self._prog_plot.setPreferredHeight(360)
             self._prog_plot.setMaximumHeight(420)
 
@@ -669,7 +723,7 @@ class GridView(QWidget):
             if p.n_oob:
                 title += (f" <span style='color:{theme.FAIL}'><b>⚠ {p.n_oob} out-of-bounds "
                           f"lane{'s' if p.n_oob != 1 else ''}</b></span>")
-            plot = self._new_plot(title, _RowStartAxis(p.cols) if p.folded else None, lock=not strip)
+            plot = self._new_plot(title, _IndexAxis("left", p.cols) if p.folded else None, lock=not strip)
             p.plot, p.image = plot, pg.ImageItem(axisOrder="row-major")
             p.overlay = pg.ImageItem(axisOrder="row-major")
             p.overlay.setZValue(5)
@@ -678,22 +732,28 @@ class GridView(QWidget):
                 plot.addItem(item)
             if strip:
                 # a short vector is a full-width strip, as tall as its rows need
-                self._fix_height(plot, 62 + 24 * p.rows)
+                # as tall as its rows need; squeezable to 10 px a row before the view scrolls
+                plot.setMinimumHeight(62 + min(10 * p.rows, 60))
+                plot.setPreferredHeight(62 + 24 * p.rows)
+                plot.setMaximumHeight(62 + 24 * p.rows)
                 plot.setRange(xRange=(0, p.cols), yRange=(0, p.rows), padding=0.01)
                 if col:
                     row, col = row + 1, 0
                 self._glw.addItem(plot, row=row, col=0, colspan=ncols)
                 row += 1
                 continue
-            plot.setMinimumHeight(160)
+            plot.setMinimumHeight(200)
             self._glw.addItem(plot, row=row, col=col)
             col += 1
             if col >= ncols:
                 row, col = row + 1, 0
+        need = int(self._glw.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).height()) + 8
+        self._glw.setMinimumHeight(max(320, need))
 
     @staticmethod
     def _is_strip(p: _Panel) -> bool:
-        return p.folded and p.rows <= 16
+        # few rows and much wider than tall: a full-width strip, not a square lost in a panel
+        return p.rows <= 16 and (p.folded or p.cols >= 4 * p.rows)
 
     @staticmethod
     def _fix_height(item: pg.GraphicsWidget, h: int) -> None:
@@ -740,9 +800,10 @@ class GridView(QWidget):
 
     def _element_slots(self, p: _Panel) -> np.ndarray:
         who = p.who
-        special = np.where(who == SEVERAL,
-                           np.where(p.maps.n_writes.reshape(-1) > 0, _MULTI_WRITE, _SHARED_READ),
-                           _UNTOUCHED).astype(np.uint8)
+        written = p.maps.n_writes.reshape(-1) > 0
+        conflict = p.maps.multiply_written.reshape(-1)  # atomics accumulating is no conflict
+        several = np.where(written, np.where(conflict, _MULTI_WRITE, _ACCUMULATED), _SHARED_READ)
+        special = np.where(who == SEVERAL, several, _UNTOUCHED).astype(np.uint8)
         return np.where(who >= 0, self._prog_slots[np.maximum(who, 0)], special).astype(np.uint8)
 
     def _apply_colours(self) -> None:
@@ -888,7 +949,7 @@ class GridView(QWidget):
             js = np.nonzero(p.ev_step == step)[0]
         el, kind = p.lanes_of_events(js)
         flags[el[(kind & LIT_LOAD) != 0]] |= LIT_LOAD
-        pass
+        flags[el[(kind & LIT_STORE) != 0]] |= LIT_STORE
         return flags
 
     def _element_lanes(self, p: _Panel, flat: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -970,7 +1031,8 @@ class GridView(QWidget):
             return f"{head}\nnot recorded: the tracer ran {tr.window}."
         head += f"   wave {int(np.asarray(self._wave)[pos])}"
         step = self._step
-        lines = [head + (f"   (loop step {step})" if step is not None else "")]
+        lines = [head + (f"   (step {step} of the loop at {self._loop_name(self._loop)})"
+                         if step is not None else "")]
         for p in self._panels:
             js = self._program_events(p, pid, step)
             if not js.size:
@@ -1013,8 +1075,8 @@ class GridView(QWidget):
         head = name + (f"   (flat {flat})" if len(idx) > 1 else "")
         progs, kinds, _ = self._element_lanes(p, flat)
 
-        def who(bit: int, verb: str) -> str:
-            ps = np.unique(progs[(kinds & bit) != 0])
+        def who(kind: int, verb: str) -> str:
+            ps = np.unique(progs[kinds == kind])
             if ps.size == 0:
                 return f"{verb} by no program"
             if ps.size == 1:
@@ -1024,13 +1086,19 @@ class GridView(QWidget):
 
         m = p.maps
         n_reads, n_writes = int(m.n_reads.reshape(-1)[flat]), int(m.n_writes.reshape(-1)[flat])
-        lines = [head, who(LIT_STORE, "written"), who(LIT_LOAD, "read"),
-                 f"reads: {n_reads}   writes: {n_writes}"]
-        if m.writer.reshape(-1)[flat] == SEVERAL:
+        lines = [head, who(LIT_STORE, "written"), who(LIT_LOAD, "read")]
+        if (kinds == LIT_LOAD | LIT_STORE).any():  # an atomic reads and writes in one step
+            lines.append(who(LIT_LOAD | LIT_STORE, "updated atomically"))
+        lines.append(f"reads: {n_reads}   writes: {n_writes}")
+        if m.multiply_written.reshape(-1)[flat]:
             lines.append("⚠ written by several programs: the result depends on which store lands "
                          "last (a race) unless they all store the same value.")
+        elif m.writer.reshape(-1)[flat] == SEVERAL:
+            lines.append("updated by atomics of several programs: they accumulate, no race.")
         elif n_reads == 0 and n_writes == 0:
-            lines.append("untouched: no program loaded or stored it (masked off or never reached).")
+            lines.append("untouched: no program loaded or stored it (masked off or never reached"
+                         + (", or its program is outside the recorded window)."
+                            if self._trace.window else ")."))
         return "\n".join(lines)
 
     def _update_legend(self) -> None:
@@ -1056,6 +1124,7 @@ class GridView(QWidget):
             f"{sw(_SPECIAL[_PAD])} no element (padding)",
             f"{sw(_SPECIAL[_MULTI_WRITE])} written by several programs",
             f"{sw(_SPECIAL[_SHARED_READ])} read by several programs",
+            f"{sw(_SPECIAL[_ACCUMULATED])} atomics of several programs",
             f"hover: {sw(_TINT[LIT_LOAD])} loaded {sw(_TINT[LIT_STORE])} stored "
             f"{sw(_TINT[LIT_LOAD | LIT_STORE])} both / atomic",
         ]
@@ -1066,8 +1135,12 @@ class GridView(QWidget):
     # ------------------------------------------------------------------ loop controls
     def _set_loop_controls(self, n_steps: int) -> None:
         self._n_steps = n_steps
+        any_ran = bool(self._loop_steps) and max(self._loop_steps) > 0  # loops never entered: none
         for w in self._loop_widgets:
-            w.setVisible(n_steps > 0)
+            w.setVisible(any_ran)
+        self._loop_combo.setVisible(any_ran and len(self._loop_steps) > 1)
+        self._play.setEnabled(n_steps > 0)
+        self._slider.setEnabled(n_steps > 0)
         self._slider.blockSignals(True)
         self._slider.setRange(-1, max(n_steps - 1, -1))
         self._slider.setValue(-1)
@@ -1079,18 +1152,21 @@ class GridView(QWidget):
         if tr is None or not self._n_steps:
             self._loop_label.setText("")
             return
-        where = ""
-        if tr.loop_lines:
-            ln = tr.loop_lines[0]
-            src = tr.source.splitlines()
-            i = ln - tr.source_first_line
-            text = src[i].strip() if 0 <= i < len(src) else ""
-            where = f"loop at line {ln}" + (f": {text[:48]}{'…' if len(text) > 48 else ''}"
-                                            if text else "")
-        else:
-            where = "outermost loop"
+        # the step first: when the bar is narrow the loop's source text is what gets cut
+        where = "" if len(self._loop_steps) > 1 else "   —   loop at " + self._loop_name(self._loop)
         step = "all iterations" if self._step is None else f"step {self._step} of {self._n_steps}"
-        self._loop_label.setText(f"{where}   —   {step}")
+        self._loop_label.setText(f"{step}{where}")
+
+    def _loop_name(self, j: int, short: bool = False) -> str:
+        tr = self._trace
+        if j >= len(tr.loop_lines) or tr.loop_lines[j] < 0:
+            return f"loop {j}"
+        ln = tr.loop_lines[j]
+        src = tr.source.splitlines()
+        i = ln - tr.source_first_line
+        text = src[i].split("#")[0].strip() if 0 <= i < len(src) else ""
+        width = 32 if short else 48
+        return f"line {ln}" + (f": {text[:width]}{'…' if len(text) > width else ''}" if text else "")
 
     def _on_play_toggled(self, on: bool) -> None:
         icon = QStyle.StandardPixmap.SP_MediaPause if on else QStyle.StandardPixmap.SP_MediaPlay
@@ -1116,8 +1192,9 @@ class GridView(QWidget):
             if r.nearest_tensor:
                 ex = ", ".join(str(o) for o in r.example_offsets)
                 past = f" — near {r.nearest_tensor} (offsets {ex}{', …' if r.count > len(r.example_offsets) else ''})"
+            where = "outside any tensor's view" if r.kind == OOB_OUTSIDE_VIEW else "out of bounds"
             self._oob_list.addItem(f"program {r.program} {xyz}: {r.op} at line {r.line}, "
-                                   f"{r.count} lane{'s' if r.count != 1 else ''} out of bounds{past}")
+                                   f"{r.count} lane{'s' if r.count != 1 else ''} {where}{past}")
         n = len(self._oob_records)
         self._oob_header.setText(f"⚠ {n} out-of-bounds access{'es' if n != 1 else ''} — these "
                                  "lanes hit no tensor, so no tile map can show them (click one):")
@@ -1153,6 +1230,11 @@ class GridView(QWidget):
                     return ("element", p.index, r * p.cols + c)
                 return None
         return None
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if obj is self._glw.viewport() and event.type() == QEvent.Type.Leave:
+            self._set_hover(None)
+        return super().eventFilter(obj, event)
 
     def _on_mouse_moved(self, scene_pos: QPointF) -> None:
         self._show_tooltips = True

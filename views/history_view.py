@@ -403,6 +403,11 @@ class HistoryView(QWidget):
     def row_for(self, run_id: int) -> dict[str, Any] | None:
         return next((dict(r) for r in self._model.rows if r.get("id") == run_id), None)
 
+    def closeEvent(self, event: Any) -> None:  # the comparison belongs to this panel: close it too
+        if self._dialog is not None:
+            self._dialog.close()
+        super().closeEvent(event)
+
     # -- internals -----------------------------------------------------------------------------
     def _update_buttons(self, *_: Any) -> None:
         n = len(self.table.selectionModel().selectedRows())

@@ -143,6 +143,8 @@ class SweepView(QWidget):
 
         self.export_button = QPushButton(theme.icon("export"), "Export…", self)
         self.export_button.clicked.connect(self._choose_export)
+        theme.install_export_menu(self.curve_plot, self._choose_export)
+        theme.install_export_menu(self.heat_plot, self._choose_export)
         bar = QHBoxLayout()
         bar.addWidget(self.title, 1)
         bar.addWidget(self.export_button)

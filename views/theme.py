@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -28,6 +29,7 @@ __all__ = [
     "configure",
     "export_plot",
     "icon",
+    "install_export_menu",
     "mono_font",
     "protect_singletons",
     "qcolor",
@@ -119,6 +121,17 @@ def export_plot(item: pg.GraphicsItem | pg.GraphicsScene, path: str | Path) -> P
     else:
         raise ValueError(f"cannot export to {path.name!r}: use a .png or .svg file name")
     return path
+
+
+def install_export_menu(plot: pg.PlotWidget | pg.GraphicsLayoutWidget, choose: Callable[[], None]) -> None:
+    """Replace pyqtgraph's right-click "Export..." (whose SVG output is broken, see
+    ``export_plot``) with an entry that runs ``choose`` (the panel's own PNG/SVG export)."""
+    from PySide6.QtGui import QAction
+
+    scene = plot.scene()
+    action = QAction("Export plot as PNG / SVG…", scene)
+    action.triggered.connect(choose)
+    scene.contextMenu = [action]
 
 
 def _source(item: pg.GraphicsItem | pg.GraphicsScene):

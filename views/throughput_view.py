@@ -171,6 +171,7 @@ class ThroughputView(QWidget):
         self.export_button = QPushButton(theme.icon("export"), "Export…", self)
         self.export_button.setToolTip("Save the plot as PNG or SVG")
         self.export_button.clicked.connect(self._choose_export)
+        theme.install_export_menu(self.plot, self._choose_export)
         self.clear_button = QPushButton("Clear", self)
         self.clear_button.clicked.connect(self.clear)
         bar = QHBoxLayout()

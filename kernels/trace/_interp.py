@@ -239,13 +239,16 @@ def run_programs(kernel: Callable[..., Any], jit_fn: Any, bound: dict[str, Any],
 
 @contextlib.contextmanager
 def _faster_interpreter(m: Any) -> Iterator[list[Any]]:
-    """Two speed-ups that leave the interpreter's results unchanged, undone on exit.
+    """Two speed-ups that leave the interpreter's results unchanged, and one fix; undone on exit.
 
     - A device-function call (``InterpretedFunction.__call__``: a kernel's jit helper, or
       ``tl.cdiv``) re-patches triton.language on *every* call (~1 ms, patches it never undoes);
       here each helper's module is patched once per run, and undone at the end (the scopes
       yielded, undone last-in first-out);
-    - ``_get_np_dtype`` builds a 20-entry dict on every call; here its answers are cached."""
+    - ``_get_np_dtype`` builds a 20-entry dict on every call; here its answers are cached.
+    - Triton 3.6 turns a tensor into a loop bound with ``int(array of shape (1,))``, which NumPy 2
+      refuses (``for k in range(0, tl.cdiv(K, BLOCK_K))`` fails); ``__index__`` here converts a
+      one-element array as 3.9 does (``squeeze``), and still refuses larger ones."""
     saved_call = m.InterpretedFunction.__dict__.get("__call__")
     saved_np_dtype = m.__dict__.get("_get_np_dtype")
     scopes: list[Any] = []
@@ -276,12 +279,24 @@ def _faster_interpreter(m: Any) -> Iterator[list[Any]]:
         except TypeError:  # an unhashable type object: ask the original
             return saved_np_dtype(tt)
 
+    saved_patch_tensor = m.__dict__.get("_patch_lang_tensor")
+
+    def index(self: Any) -> int:
+        data = self.handle.data
+        return int(data.reshape(()) if getattr(data, "size", 0) == 1 else data)
+
+    def patch_tensor(tensor: Any, scope: Any) -> None:
+        saved_patch_tensor(tensor, scope)
+        scope.set_attr(tensor, "__index__", index)
+
     use_call = saved_call is not None and callable(getattr(m.InterpretedFunction, "rewrite", None))
     try:
         if use_call:
             m.InterpretedFunction.__call__ = call
         if saved_np_dtype is not None:
             m._get_np_dtype = np_dtype
+        if saved_patch_tensor is not None:
+            m._patch_lang_tensor = patch_tensor
         yield scopes
     finally:
         while scopes:
@@ -290,6 +305,8 @@ def _faster_interpreter(m: Any) -> Iterator[list[Any]]:
             m.InterpretedFunction.__call__ = saved_call
         if saved_np_dtype is not None:
             m._get_np_dtype = saved_np_dtype
+        if saved_patch_tensor is not None:
+            m._patch_lang_tensor = saved_patch_tensor
 
 
 def _run(m: Any, kernel: Callable[..., Any], consts: set[str], bound: dict[str, Any],

@@ -605,14 +605,9 @@ def trace(request: TraceRequest, progress: Progress | None = None, cancel: Cance
     from ..results import ErrorInfo
 
     try:
-        from .. import catalog  # noqa: F401  (registers the bundled kernels)
-        from ..spec import REGISTRY
+        from ..engine import get_spec  # loads the catalog and the user's file, as a run does
 
-        if request.user_file:
-            from .. import userfile  # another part of the engine loads users' kernel files
-
-            userfile.load(request.user_file)
-        spec = REGISTRY.get(request.kernel)
+        spec = get_spec(request.kernel, request.user_file)
         try:
             window = Window.parse(request.window) if request.window else None
         except ValueError as e:

@@ -116,10 +116,7 @@ def fresh(shared):
 
 
 def _wait_ready(client: WorkerClient, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while client.state != "ready" or client.busy:
-        assert time.monotonic() < deadline, f"worker not ready: {client.state}"
-        time.sleep(0.02)
+    assert client.wait_ready(timeout), f"worker not ready: {client.state}"
 
 
 def _assert_gone(pid: int, timeout: float = 5.0) -> None:
@@ -260,9 +257,6 @@ def test_timeout_kills_restarts_and_names_the_limit(fresh):
     _wait_ready(client)
     assert client.pid != pid
     assert client.call("run", _run(4096)).ok
-    with pytest.raises(WorkerError, match="did not finish within 0.5 s") as ei:
-        client.call("run", _run(LONG_N), timeout=0.5)
-    assert ei.value.info.kind == "timeout"
 
 
 def test_sticky_cuda_error_restarts_the_worker_after_answering(fresh, user_file):
@@ -280,7 +274,12 @@ def test_sticky_cuda_error_restarts_the_worker_after_answering(fresh, user_file)
     assert any("fresh CUDA context" in e[3] for e in rec.of("log"))
 
 
+def _tilescope_threads() -> set[str]:
+    return {t.name for t in threading.enumerate() if t.name.startswith("tilescope-")}
+
+
 def test_close_leaves_no_process_even_when_busy(worker_env):
+    threads_before = _tilescope_threads()
     rec = Recorder()
     client = WorkerClient(env=worker_env, **rec.callbacks())
     client.call("ping", timeout=120)
@@ -297,6 +296,10 @@ def test_close_leaves_no_process_even_when_busy(worker_env):
     with pytest.raises(RuntimeError, match="closed"):
         client.submit("run", _run())
     client.close()  # idempotent
+    deadline = time.monotonic() + 5
+    while _tilescope_threads() - threads_before and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _tilescope_threads() - threads_before == set()  # no reader/writer/supervisor left
 
 
 def test_gui_side_never_imports_torch_triton_or_qt(worker_env):

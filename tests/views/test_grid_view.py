@@ -10,15 +10,26 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QComboBox, QLabel, QListWidget, QSlider, QSpinBox, QToolButton, QToolTip
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QLabel,
+    QListWidget,
+    QSlider,
+    QSpinBox,
+    QToolButton,
+    QToolTip,
+)
 
 from views.demo import (
+    demo_atomic_sum,
     demo_copy_3d,
     demo_matmul,
     demo_oob,
     demo_overlap,
+    demo_two_loops,
     demo_vector_add,
 )
 from views.grid_view import LIT_LOAD, LIT_STORE, GridView
@@ -98,6 +109,11 @@ def test_mouse_over_program_1_lights_exactly_its_elements(qtbot, view):
     assert lit_out.red() > lit_out.blue() + 80, lit_out.name()
     faded, base = _pixel(view, view.element_pos("x", 10)), view.element_color("x", 10)
     assert faded.lightness() > base.lightness() + 40, (faded.name(), base.name())
+    # leaving the view drops the hover
+    with qtbot.waitSignal(view.programHovered, check_params_cb=lambda p: p == -1, timeout=2000):
+        QApplication.sendEvent(view.graphics_view().viewport(), QEvent(QEvent.Type.Leave))
+    assert not view.lit_elements("x").any()
+    _mouse_to(qtbot, view, view.program_cell_pos(1) + QPoint(3, 0))
     text = view.hover_text()
     assert QToolTip.isVisible() and QToolTip.text() == text, "the mouse hover shows the tooltip"
     assert "program 1" in text and "x: load" in text and "elements 256..511" in text
@@ -189,6 +205,38 @@ def test_matmul_loop_slider_walks_the_a_and_b_tiles_along_k(qtbot, view):
     assert tile("a") == (0, 127, 32, 63, 128 * 32)
     view.set_loop_step(None)
     assert not view.lit_elements("a").any()
+
+
+def test_a_kernel_with_two_loops_lets_the_learner_pick_which_to_step(qtbot, view):
+    # pass 1 (loop 0) only reads x; pass 2 (loop 1) reads x again and writes y
+    _show(qtbot, view, demo_two_loops(rows=8, cols=200, block=64))
+    assert view.loops() == [(34, 4), (38, 4)]
+    loop_combo = next(c for c in view.findChildren(QComboBox) if c.count() == 2)
+    assert loop_combo.isVisible() and "line 34" in loop_combo.itemText(0)
+    view.hover_program(3)
+    view.pin()
+    view.set_loop_step(2)
+    rows, cols = np.nonzero(view.lit_elements("x"))
+    assert set(rows) == {3} and (cols.min(), cols.max()) == (128, 191)
+    assert not view.lit_elements("y").any(), "pass 1 stores nothing"
+    loop_combo.setCurrentIndex(1)
+    assert view.current_loop() == 1 and view.loop_step() is None
+    view.set_loop_step(3)  # the last block: columns 192..199, the rest of the lanes masked
+    for name in ("x", "y"):
+        rows, cols = np.nonzero(view.lit_elements(name))
+        assert set(rows) == {3} and (cols.min(), cols.max(), cols.size) == (192, 199, 8), name
+    assert "step 3 of the loop at line 38" in view.hover_text()
+
+
+def test_atomics_of_several_programs_are_not_a_race(qtbot, view):
+    _show(qtbot, view, demo_atomic_sum(1000, 256))
+    colour = view.element_color("out", 0)
+    assert colour.name() not in (view.element_color("x", 0).name(), "#e0201b")
+    assert colour.red() < 100, "an accumulated element must not look like a conflict (red)"
+    view.hover_element("out", 0)
+    assert "updated atomically by 4 programs: 0, 1, 2, 3" in view.hover_text()
+    assert "no race" in view.hover_text() and "race unless" not in view.hover_text()
+    assert view.highlighted_programs().tolist() == [LIT_LOAD | LIT_STORE] * 4
 
 
 def test_play_steps_through_the_loop_and_pauses(qtbot, view):
@@ -309,6 +357,25 @@ def test_3d_grid_shows_one_z_slice_at_a_time(qtbot, view):
     assert lit.shape == (3, 4, 100)
     assert np.argwhere(lit).min(0).tolist() == [1, 1, 32] and np.argwhere(lit).max(0).tolist() == [1, 1, 63]
     assert "pid (x=1, y=1, z=1)" in view.hover_text()
+
+
+def test_a_windowed_trace_says_which_programs_were_not_recorded(qtbot, view):
+    tr = demo_vector_add(1000, 256, window=2)
+    assert tr.window == "programs 0..1 of 4"
+    _show(qtbot, view, tr)
+    assert any("Recorded programs 0..1 of 4" in w.text() for w in view.findChildren(QLabel)
+               if w.isVisible())
+    not_recorded = view.program_cell_color(3)
+    assert not_recorded.name() != view.program_cell_color(1).name()
+    assert view.program_cell_color(2).name() == not_recorded.name()
+    view.hover_program(3)
+    assert "not recorded" in view.hover_text()
+    assert not view.lit_elements("x").any()
+    view.hover_program(1)
+    assert np.flatnonzero(view.lit_elements("x")).tolist() == list(range(256, 512))
+    view.set_color_mode("masked")  # stats are indexed by recorded position, not by pid
+    assert view.program_cell_color(3).name() == not_recorded.name()
+    assert "untouched" in (view.hover_element("x", 900) or view.hover_text())
 
 
 @pytest.fixture(scope="module")

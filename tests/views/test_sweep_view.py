@@ -83,7 +83,8 @@ def test_live_filling(view):
     img = view.heatmap()
     assert np.isfinite(img).sum() == 3 and "3/25 points" in view.title.text()
     assert "not run yet" in view.cell_tooltip(4, 4)
-    view.add_point(sweep.points[0], {"BLOCK_SIZE": [16, 32]}) if False else None
+    with pytest.raises(ValueError):  # a point that is not on the axes it claims
+        view.add_point(sweep.points[0], {"BLOCK_M": [1, 2], "BLOCK_N": [16]})
     view.clear()
     assert view.mode() == "empty"
 
@@ -95,3 +96,22 @@ def test_export_png(view, tmp_path):
     view.clear()
     with pytest.raises(ValueError):
         view.export(tmp_path / "e.png")
+
+
+def test_hovering_a_cell_and_clicking_it(qtbot, view):
+    # breaks if the mouse-to-cell mapping is off (wrong cell's numbers in the tooltip)
+    from PySide6.QtCore import QPointF, Qt
+    from PySide6.QtWidgets import QApplication
+
+    view.set_metric("TFLOP/s")
+    view.set_sweep(demo_sweep_2d())
+    QApplication.processEvents()
+    vb = view.heat_plot.getPlotItem().vb
+    pos = view.heat_plot.mapFromScene(vb.mapViewToScene(QPointF(4.5, 4.5)))  # BLOCK_M=256, BLOCK_N=256
+    qtbot.mouseMove(view.heat_plot.viewport(), pos)
+    qtbot.waitUntil(lambda: "BLOCK_M=256, BLOCK_N=256" in view.heat_plot.toolTip())
+    assert "shared memory" in view.heat_plot.toolTip()
+    pos = view.heat_plot.mapFromScene(vb.mapViewToScene(QPointF(3.5, 1.5)))
+    with qtbot.waitSignal(view.pointClicked) as blocker:
+        qtbot.mouseClick(view.heat_plot.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    assert blocker.args == [{"BLOCK_M": 128, "BLOCK_N": 32}]

@@ -159,3 +159,33 @@ def test_clear_and_metric_switch(view):
     view.clear()
     view.flush()
     assert view.triton_line.getData()[0] is None and view.summary.text() == "No runs yet."
+
+
+def test_right_click_export_uses_our_exporter(view, tmp_path, monkeypatch):
+    # breaks if the plot's context menu still offers pyqtgraph's exporter (broken SVGs with Qt 6.12)
+    from PySide6.QtWidgets import QFileDialog
+
+    for r in demo_run_results(3):
+        view.add_result(r)
+    actions = view.plot.scene().contextMenu
+    assert [a.text() for a in actions] == ["Export plot as PNG / SVG…"]
+    target = tmp_path / "menu.svg"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), "SVG vector image (*.svg)"))
+    actions[0].trigger()
+    assert target.exists() and "<svg" in target.read_text()
+
+
+def test_mouse_over_a_point_shows_its_configuration(qtbot, view):
+    # breaks if hovering a point does not show which configuration it was
+    from PySide6.QtWidgets import QApplication
+
+    view.add_result(demo_run_result({"BLOCK_SIZE": 256}))
+    view.add_result(demo_run_result({"BLOCK_SIZE": 4096}))
+    view.flush()
+    QApplication.processEvents()
+    spot = view.points.points()[1]
+    pos = view.plot.mapFromScene(view.points.mapToScene(spot.pos()))
+    qtbot.mouseMove(view.plot.viewport(), pos)
+    vb = view.plot.getPlotItem().vb
+    qtbot.waitUntil(lambda: "BLOCK_SIZE=4096" in vb.toolTip())
+    assert "Run 2" in vb.toolTip()

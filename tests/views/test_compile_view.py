@@ -1,0 +1,61 @@
+"""CompileView: the resource form, the IR tabs and their find box, and the interpreter message."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest
+from PySide6.QtCore import Qt
+
+from views.compile_view import CompileView
+from views.demo_results import demo_compile_facts
+
+
+@pytest.fixture
+def view(qtbot):
+    v = CompileView()
+    qtbot.addWidget(v)
+    v.resize(760, 560)
+    v.show()
+    return v
+
+
+def test_facts_and_tabs(view):
+    # breaks if the register count or an IR present in the facts is not shown (or one absent is)
+    f = demo_compile_facts()
+    view.set_facts(f)
+    assert view.fields["regs"].text() == "26"
+    assert view.fields["spills"].text() == "0"
+    assert view.fields["warps"].text() == "4 (128 threads / program)"
+    assert view.fields["waves"].text().startswith(f"{f.waves:.2f} (16,384 programs on 132 SMs")
+    assert view.tab_names() == ["ttir", "ttgir", "llir", "ptx"]  # no sass in these facts
+    assert view.show_ir("ptx") and not view.show_ir("sass")
+    ed = view.current_editor()
+    assert ed.isReadOnly() and ".target sm_90a" in ed.toPlainText()
+
+
+def test_find_box_counts_and_selects(qtbot, view):
+    view.set_facts(demo_compile_facts())
+    view.show_ir("ptx")
+    qtbot.keyClicks(view.find_edit, ".reg")
+    assert view.match_count() == 4 and view.match_label.text() == "4 matches"
+    qtbot.keyClick(view.find_edit, Qt.Key.Key_Return)
+    assert view.current_editor().textCursor().selectedText() == ".reg"
+    view.show_ir("ttir")  # counts follow the tab
+    assert view.match_count() == 0
+
+
+def test_spills_are_flagged(view):
+    f = demo_compile_facts()
+    f.n_spills = 12
+    view.set_facts(f)
+    assert "12 (registers spilled" in view.fields["spills"].text()
+    assert "color" in view.fields["spills"].styleSheet()
+
+
+def test_interpreter_message(view):
+    # breaks if an interpreter run shows blank numbers instead of saying why there are none
+    view.set_facts(None)
+    assert view.stack.currentWidget() is view.message
+    assert view.message.text().startswith("No compile facts: the interpreter does not compile")
+    assert view.tab_names() == []

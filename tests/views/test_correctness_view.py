@@ -1,0 +1,94 @@
+"""CorrectnessView: the badge, the counts, the error map and hovering an element."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF
+from PySide6.QtWidgets import QApplication
+
+from views import theme
+from views.correctness_view import CorrectnessView, fold
+from views.demo_results import demo_check
+
+
+@pytest.fixture
+def view(qtbot):
+    v = CorrectnessView()
+    qtbot.addWidget(v)
+    v.resize(900, 480)
+    v.show()
+    return v
+
+
+def test_failing_check_shows_fail_and_counts(view):
+    # breaks if a wrong answer could be read as right, or its numbers are not on screen
+    c = demo_check(passed=False, n=10000)
+    view.set_check(c)
+    assert view.badge.text() == "FAIL"
+    assert theme.FAIL in view.badge.styleSheet()
+    assert view.fields["mismatch"].text() == "314 of 10,000 (3.14%)"
+    assert view.fields["unwritten"].text() == "300"
+    assert view.fields["nan"].text() == "2"
+    assert view.fields["inf"].text() == "0"
+    assert view.fields["max_abs"].text() == f"{c.max_abs_err:.3g}"
+    assert view.fields["tol"].text() == "atol 1e-06, rtol 1e-05"
+    assert view.reason.text().startswith("300 elements never written")
+
+
+def test_passing_check(view):
+    view.set_check(demo_check(passed=True))
+    assert view.badge.text() == "PASS" and theme.PASS in view.badge.styleSheet()
+    assert view.fields["mismatch"].text().startswith("0 of")
+    view.set_check(None)
+    assert view.badge.text() == "—" and view.error_image() is None
+
+
+def test_error_map_folds_vector_and_marks_unwritten(view):
+    # breaks if the map is not folded 64 wide, or unwritten elements are not drawn distinctly
+    view.set_check(demo_check(passed=False, n=10000))
+    img = view.error_image()
+    assert img.shape == (157, 64)  # ceil(10000 / 64) rows
+    over = view.overlay_image()
+    magenta = np.all(over == (214, 45, 200, 255), axis=-1)
+    cyan = np.all(over == (0, 183, 199, 255), axis=-1)
+    grey = np.all(over == (154, 154, 154, 255), axis=-1)
+    assert magenta.sum() == 300 and cyan.sum() == 2 and grey.sum() == 157 * 64 - 10000
+    assert magenta.reshape(-1)[9999] and not magenta.reshape(-1)[0]
+    view.set_fold_width(100)
+    assert view.error_image().shape == (100, 100)
+
+
+def test_two_d_output_is_drawn_as_is():
+    img, n = fold(np.zeros((12, 34), np.float32))
+    assert img.shape == (12, 34) and n == 408
+    img, n = fold(np.arange(130, dtype=np.float32), 64)
+    assert img.shape == (3, 64) and np.isnan(img[2, 2:]).all() and img[2, 1] == 129
+
+
+def test_hover_emits_element_and_tooltip_names_program(qtbot, view):
+    # breaks if hovering the map does not tell the app which element (and program) it is
+    view.set_check(demo_check(passed=False, n=10000))
+    view.set_programs_for_elements(lambda out, i: f"program ({i // 1024},)")
+    QApplication.processEvents()  # let the plot lay out before mapping image pixels to the screen
+    row, col = 156, 15  # flat 156*64+15 = 9999: the last element, never written
+    scene_pt = view.image.mapToScene(QPointF(col + 0.5, row + 0.5))
+    pos = view.map_view.mapFromScene(scene_pt)
+    with qtbot.waitSignal(view.elementHovered) as blocker:
+        qtbot.mouseMove(view.map_view.viewport(), pos)
+    assert blocker.args == ["out", 9999]
+    tip = view.map_view.toolTip()
+    assert "out[9999]" in tip and "never written" in tip and "program (9,)" in tip
+    assert view.element_at(156, 16) is None  # padding past the end
+    assert "|out − ref| =" in view.element_tooltip(0)
+
+
+def test_other_outputs_are_selectable(view):
+    main = demo_check(passed=True, output="y", n=256)
+    main.others.append(demo_check(passed=False, output="mean", n=64))
+    view.set_check(main)
+    assert not view.output_combo.isHidden() and view.output_combo.count() == 2
+    view.output_combo.setCurrentIndex(1)
+    assert view.shown_check().output == "mean" and view.badge.text() == "FAIL"
