@@ -38,10 +38,9 @@ from .results import (
 from .spec import REGISTRY, KernelSpec
 
 __all__ = [
-    "Footprint",
+    "AllocationGuard",
     "bench_all",
     "describe_backends",
-    "estimate_footprint",
     "get_spec",
     "infos",
     "median_ratio",
@@ -95,40 +94,12 @@ def describe_backends() -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------------
 # memory
-
-
-@dataclass
-class Footprint:
-    """Bytes a run needs, estimated from ``make_inputs`` on the meta device (nothing allocated)."""
-
-    tensors: dict[str, tuple[tuple[int, ...], str, int]]  # name -> (shape, dtype, bytes)
-    tensor_bytes: int  # inputs and outputs as allocated
-    check_bytes: int  # float64 reference and the comparison's temporaries (upper estimate)
-
-    @property
-    def total(self) -> int:
-        return self.tensor_bytes + self.check_bytes
-
-
-def estimate_footprint(spec: KernelSpec, cfg: dict) -> Footprint | None:
-    """Call ``make_inputs`` on the meta device; None when the spec cannot build meta tensors."""
-    gen = torch.Generator().manual_seed(0)
-    try:
-        with torch.device("meta"):
-            t = spec.make_inputs(dict(cfg), "meta", gen)
-    except Exception:  # noqa: BLE001 - data-dependent builders cannot run on meta: skip the check
-        return None
-    tensors: dict[str, tuple[tuple[int, ...], str, int]] = {}
-    tb = cb = 0
-    for name, x in t.items():
-        if not isinstance(x, torch.Tensor):
-            continue
-        nbytes = x.numel() * x.element_size()
-        tensors[name] = (tuple(x.shape), str(x.dtype).replace("torch.", ""), nbytes)
-        tb += nbytes
-        # the reference upcasts inputs to float64; the check holds out, ref and diff in float64
-        cb += x.numel() * (32 if name in spec.outputs else 8)
-    return Footprint(tensors, tb, cb)
+#
+# A shape too large must be refused *before* it is allocated: on the host, Linux overcommits and
+# a too-large tensor gets the process killed later, taking the worker with it. ``make_inputs``
+# runs under ``AllocationGuard``, which adds up the bytes each tensor-creating call is about to
+# allocate and refuses once they pass what is free. (Building on the meta device would give the
+# shapes without allocating, but its first use imports torch._dynamo: seconds on every CLI run.)
 
 
 def _host_available() -> int | None:
@@ -148,8 +119,147 @@ def _host_available() -> int | None:
     return None
 
 
+def _device_available() -> tuple[int, int]:
+    """(bytes this process can still allocate on the current CUDA device, total)."""
+    free, total = torch.cuda.mem_get_info()
+    cached = max(0, torch.cuda.memory_reserved() - torch.cuda.memory_allocated())
+    return free + cached, total
+
+
 def _gib(n: float) -> str:
     return f"{n / 2**30:.1f} GiB" if n >= 2**28 else f"{n / 2**20:.0f} MiB"
+
+
+_CREATE = {"randn", "rand", "empty", "zeros", "ones", "full", "randint", "normal"}
+_LIKE = {"randn_like", "rand_like", "empty_like", "zeros_like", "ones_like", "full_like", "randint_like"}
+_CONVERT = {"to", "cuda", "cpu", "double", "float", "half", "bfloat16", "contiguous", "clone"}
+_CONVERT_DTYPE = {"double": torch.float64, "float": torch.float32, "half": torch.float16,
+                  "bfloat16": torch.bfloat16}
+_ELEMENTWISE = {"add", "sub", "mul", "div", "true_divide", "where", "pow", "exp", "abs", "neg",
+                "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+                "__rtruediv__", "__neg__", "__pow__"}
+
+
+def _devtype(d: Any) -> str:
+    if isinstance(d, (str, torch.device)):
+        return torch.device(d).type
+    return "cpu"
+
+
+def _size_of(args: tuple, kwargs: dict, name: str) -> tuple[int, ...] | None:
+    if "size" in kwargs:
+        size = kwargs["size"]
+    elif name == "randint":  # randint(high, size) / randint(low, high, size)
+        size = next((a for a in args if isinstance(a, (tuple, list, torch.Size))), None)
+    elif name == "full":
+        size = args[0] if args else None
+    elif args and isinstance(args[0], (tuple, list, torch.Size)):
+        size = args[0]
+    elif args and all(isinstance(a, int) for a in args):
+        size = args
+    else:
+        return None
+    try:
+        return tuple(int(v) for v in size) if size is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+class AllocationGuard(torch.overrides.TorchFunctionMode):
+    """Refuses tensor allocations once their running total passes a per-device budget.
+
+    ``budgets`` maps a device type ("cpu", "cuda") to bytes. Counted: creation functions (randn,
+    empty, zeros, …, *_like), conversions (.to, .cuda, .double, …) and elementwise arithmetic,
+    each before it runs. The total also counts temporaries that are freed on the way, so it errs
+    on the side of refusing."""
+
+    def __init__(self, budgets: dict[str, int], field: str | None = None) -> None:
+        super().__init__()
+        self.budgets = budgets
+        self.field = field
+        self.used: dict[str, int] = {}
+
+    def _charge(self, device: str, nbytes: int, what: str) -> None:
+        self.used[device] = self.used.get(device, 0) + nbytes
+        budget = self.budgets.get(device)
+        if budget is not None and self.used[device] > budget:
+            where = "host memory" if device == "cpu" else "device memory"
+            raise ResourceError(
+                f"too large for {where}: the inputs need more than {_gib(self.used[device])} "
+                f"(at {what}) and {_gib(budget)} is available; use smaller shapes", field=self.field)
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        kwargs = kwargs or {}
+        try:
+            self._account(getattr(func, "__name__", ""), args, kwargs)
+        except ResourceError:
+            raise
+        except Exception:  # noqa: BLE001 - an argument form not parsed here: torch decides
+            pass
+        return func(*args, **kwargs)
+
+    def _account(self, name: str, args: tuple, kwargs: dict) -> None:
+        if name in _CREATE and not (args and isinstance(args[0], torch.Tensor)):
+            size = _size_of(args, kwargs, name)
+            if size is None:
+                return
+            dtype = kwargs.get("dtype") or (torch.int64 if name == "randint" else torch.get_default_dtype())
+            self._charge(_devtype(kwargs.get("device")), math.prod(size) * dtype.itemsize,
+                         f"{name}({', '.join(map(str, size))}) {str(dtype).replace('torch.', '')}")
+        elif name in _LIKE and args and isinstance(args[0], torch.Tensor):
+            x = args[0]
+            dtype = kwargs.get("dtype") or x.dtype
+            dev = _devtype(kwargs["device"]) if kwargs.get("device") is not None else x.device.type
+            self._charge(dev, x.numel() * dtype.itemsize, f"{name} of shape {tuple(x.shape)}")
+        elif name in _CONVERT and args and isinstance(args[0], torch.Tensor):
+            x = args[0]
+            dtype, dev = x.dtype, x.device.type
+            if name == "to":
+                for a in (*args[1:], kwargs.get("dtype"), kwargs.get("device")):
+                    if isinstance(a, torch.dtype):
+                        dtype = a
+                    elif isinstance(a, (str, torch.device)):
+                        dev = _devtype(a)
+                    elif isinstance(a, torch.Tensor):
+                        dtype, dev = a.dtype, a.device.type
+                if dtype == x.dtype and dev == x.device.type:
+                    return  # .to() returns the tensor itself
+            elif name in ("cuda", "cpu"):
+                dev = name
+            elif name in _CONVERT_DTYPE:
+                dtype = _CONVERT_DTYPE[name]
+            self._charge(dev, x.numel() * dtype.itemsize, f".{name}() of shape {tuple(x.shape)}")
+        elif name in _ELEMENTWISE:
+            ts = [a for a in args if isinstance(a, torch.Tensor)]
+            if ts:
+                shape = torch.broadcast_shapes(*(t.shape for t in ts))
+                size = max(t.element_size() for t in ts)
+                self._charge(ts[0].device.type, math.prod(shape) * size, f"{name} of shape {tuple(shape)}")
+
+
+def _budgets(be: backends.Backend) -> dict[str, int]:
+    b: dict[str, int] = {}
+    host = _host_available()
+    if host is not None:
+        b["cpu"] = int(0.9 * host)
+    if not be.is_interpreter:
+        b["cuda"] = int(0.95 * _device_available()[0])
+    return b
+
+
+def _check_fits(spec: KernelSpec, tensors: dict, be: backends.Backend, field_: str | None) -> None:
+    """After the inputs exist: is there room for the float64 reference and the comparison?"""
+    sizes = [(k in spec.outputs, t.numel()) for k, t in tensors.items() if isinstance(t, torch.Tensor)]
+    # the reference upcasts inputs to float64; the check holds out, ref and diff in float64
+    need = sum(32 * n if is_out else 8 * n for is_out, n in sizes)
+    if be.is_interpreter:
+        avail, where = _host_available(), "host memory"
+    else:
+        avail, where = _device_available()[0], "device memory"
+    if avail is not None and need > 0.95 * avail:
+        raise ResourceError(
+            f"too large to check in {where}: the float64 reference and comparison need about "
+            f"{_gib(need)} beyond the inputs and {_gib(avail)} is free; use smaller shapes", field=field_)
 
 
 def _largest_shape_param(spec: KernelSpec, cfg: dict) -> str | None:
@@ -157,35 +267,16 @@ def _largest_shape_param(spec: KernelSpec, cfg: dict) -> str | None:
     return max(shapes)[1] if shapes else None
 
 
-def _memory_check(spec: KernelSpec, cfg: dict, be: backends.Backend, fp: Footprint | None,
-                  cache_bytes: int = 0) -> None:
-    if fp is None:
-        return
-    field_ = _largest_shape_param(spec, cfg)
-    if be.is_interpreter:
-        avail = _host_available()
-        if avail is None:
-            return
-        avail += cache_bytes
-        # inputs are drawn in float32 on the host before conversion, so count them twice
-        need = 2 * fp.tensor_bytes + fp.check_bytes
-        if need > 0.9 * avail:
-            raise ResourceError(
-                f"too large for host memory: this run needs about {_gib(need)} (inputs and outputs "
-                f"{_gib(fp.tensor_bytes)}, plus the float64 check) but {_gib(avail)} is available; "
-                "use smaller shapes", field=field_)
-        return
-    free, total = torch.cuda.mem_get_info()
-    avail = free + cache_bytes + max(0, torch.cuda.memory_reserved() - torch.cuda.memory_allocated())
-    if fp.tensor_bytes > 0.95 * avail:
-        raise ResourceError(
-            f"too large for device memory: inputs and outputs need {_gib(fp.tensor_bytes)}, "
-            f"{_gib(avail)} of {_gib(total)} is free; use smaller shapes", field=field_)
-    if fp.total > 0.95 * avail:
-        raise ResourceError(
-            f"too large to check in device memory: inputs and outputs need {_gib(fp.tensor_bytes)} "
-            f"and the float64 check about {_gib(fp.check_bytes)} more, {_gib(avail)} is free; "
-            "use smaller shapes", field=field_)
+def _meta_signature(spec: KernelSpec, cfg: dict) -> tuple | None:
+    """Names, shapes and dtypes ``make_inputs`` would build, from a build on the meta device
+    (nothing allocated). Only sweeps and autotuning use it, to reuse one set of inputs."""
+    gen = torch.Generator().manual_seed(0)
+    try:
+        with torch.device("meta"):
+            t = spec.make_inputs(dict(cfg), "meta", gen)
+    except Exception:  # noqa: BLE001 - data-dependent builders cannot run on meta: no reuse
+        return None
+    return tuple(sorted((k, tuple(v.shape), str(v.dtype)) for k, v in t.items() if isinstance(v, torch.Tensor)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -206,13 +297,15 @@ class _InputCache:
         self.key, self.tensors = None, None
 
 
-def _input_key(spec: KernelSpec, cfg: dict, be: backends.Backend, seed: int, fp: Footprint | None) -> Any:
-    if fp is None:
-        return None  # unknown shapes: never reuse
+def _input_key(spec: KernelSpec, cfg: dict, be: backends.Backend, seed: int) -> Any:
+    """Inputs can be reused across runs whose data parameters and built shapes agree (a
+    constexpr such as HEAD_DIM may shape the inputs too, hence the meta signature)."""
+    sig = _meta_signature(spec, cfg)
+    if sig is None:
+        return None
     data_values = tuple(sorted((p.name, repr(cfg[p.name])) for p in spec.params
                                if p.kind in ("shape", "dtype", "flag")))
-    return (spec.name, spec.origin, id(spec), be.device, seed, data_values,
-            tuple(sorted(fp.tensors.items())))
+    return (spec.name, spec.origin, id(spec), be.device, seed, data_values, sig)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,20 +368,22 @@ def _run_spec(res: RunResult, spec: KernelSpec, req: RunRequest, st: _State,
         st.notes.append(f"known interpreter fault for {dtype}: {spec.interpreter_faults[dtype]}")
 
     # -- memory, inputs --------------------------------------------------------------------------
-    fp = estimate_footprint(spec, cfg)
-    key = _input_key(spec, cfg, be, req.seed, fp)
-    if cache is not None and (key is None or key != cache.key):
-        cache.clear()
+    field_ = _largest_shape_param(spec, cfg)
+    key = None
+    if cache is not None:
+        key = _input_key(spec, cfg, be, req.seed)
+        if key is None or key != cache.key:
+            cache.clear()
     reuse = cache is not None and key is not None and cache.key == key and cache.tensors is not None
-    if not reuse:
-        _memory_check(spec, cfg, be, fp)
     _tick(progress, cancel, "compiling", 0.05)
     st.stage = "building inputs"
     if reuse:
         tensors = cache.tensors  # type: ignore[union-attr]
     else:
         gen = torch.Generator().manual_seed(int(req.seed))
-        tensors = spec.make_inputs(dict(cfg), be.device, gen)
+        with AllocationGuard(_budgets(be), field_):
+            tensors = spec.make_inputs(dict(cfg), be.device, gen)
+        _check_fits(spec, tensors, be, field_)
         if cache is not None and key is not None:
             cache.key, cache.tensors = key, tensors
     missing = [o for o in spec.outputs if o not in tensors]
