@@ -15,7 +15,8 @@ import dataclasses
 import json
 import math
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["CliError", "build_parser", "main", "to_jsonable"]
 
@@ -198,10 +199,10 @@ def _fmt(v: float | None, digits: int = 3) -> str:
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) if rows else len(str(h))
               for i, h in enumerate(headers)]
-    lines = ["  ".join(str(h).ljust(w) for h, w in zip(headers, widths)).rstrip(),
+    lines = ["  ".join(str(h).ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip(),
              "  ".join("-" * w for w in widths)]
     for r in rows:
-        lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+        lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
     return "\n".join(lines)
 
 

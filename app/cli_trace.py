@@ -41,6 +41,10 @@ def add_parser(subparsers: Any) -> None:
                    help="trace only these programs: linear ids A..B-1, or a box of the grid")
     p.add_argument("--n-sms", type=int, default=132, help="SMs for the wave model (H200: 132)")
     p.add_argument("--programs-per-sm", type=int, default=1, help="resident programs per SM (wave model)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="processes recording parts of the grid (default: as many CPUs as useful; 1: this one)")
+    p.add_argument("--check-overflow", action="store_true",
+                   help="debug run: int32 overflow and tl.device_assert raise (slower)")
     p.add_argument("--png", metavar="PATH", help="write the program grid and tile maps to this PNG")
     p.add_argument("--wave", type=int, metavar="W", help="in the PNG, highlight wave W and what it touches")
     p.add_argument("--json", nargs="?", const="-", metavar="PATH",
@@ -67,6 +71,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
     if args.n_sms < 1 or args.programs_per_sm < 1:
         raise CliError("--n-sms and --programs-per-sm must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        raise CliError("--workers must be at least 1")
     if args.window:
         try:
             Window.parse(args.window)
@@ -75,7 +81,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
     spec = _spec(args)
     values = _collect(args, spec)
     req = TraceRequest(kernel=spec.name, values=values, seed=args.seed, window=args.window,
-                       user_file=args.file, n_sms=args.n_sms, programs_per_sm=args.programs_per_sm)
+                       user_file=args.file, n_sms=args.n_sms, programs_per_sm=args.programs_per_sm,
+                       workers=args.workers, check_overflow=args.check_overflow)
     progress = _progress() if sys.stderr.isatty() else None
     res = trace(req, progress=progress)
     if res.error is not None:
@@ -115,7 +122,7 @@ def trace_summary(tr: Any) -> dict[str, Any]:
 
     ev = tr.events
     tensors = []
-    for t, (info, m) in enumerate(zip(tr.tensors, tr.maps)):
+    for t, (info, m) in enumerate(zip(tr.tensors, tr.maps, strict=True)):
         of_t = ev.tensor == t
         tensors.append({
             **to_jsonable(info),
@@ -160,7 +167,7 @@ def trace_arrays(tr: Any) -> dict[str, Any]:
     out["grid"] = np.array(tr.grid)
     for k in ("bytes_loaded", "bytes_stored", "masked_fraction", "n_oob"):
         out[f"stats_{k}"] = getattr(tr.stats, k)
-    for info, m in zip(tr.tensors, tr.maps):
+    for info, m in zip(tr.tensors, tr.maps, strict=True):
         safe = "".join(c if c.isalnum() or c == "_" else "_" for c in info.name)
         for k in ("writer", "reader", "n_reads", "n_writes", "n_readers", "n_atomic"):
             v = getattr(m, k)

@@ -17,9 +17,10 @@ from __future__ import annotations
 import importlib
 import sys
 import types
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 import triton
 import triton.language as tl
@@ -163,11 +164,15 @@ class _LanguageSnapshot:
     def restore(self) -> None:
         for obj, before in self.saved:
             now = vars(obj)
-            for k in [k for k in now if k not in before]:
-                try:
-                    delattr(obj, k)
-                except (AttributeError, TypeError):
-                    pass
+            # Names added to a *module* stay: the interpreter copies its own globals (np,
+            # interpreter_semantic, …) into the module of each function it rewrites, and caches
+            # the rewrite, which needs them on the next run. Names added to a class go.
+            if isinstance(obj, type):
+                for k in [k for k in now if k not in before]:
+                    try:
+                        delattr(obj, k)
+                    except (AttributeError, TypeError):
+                        pass
             for k, v in before.items():
                 if now.get(k, _MISSING) is not v:
                     try:

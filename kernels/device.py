@@ -189,24 +189,28 @@ def measure_peaks(index: int | None = None, copy_bytes: int = 1 << 30, matmul_n:
 
     idx = torch.cuda.current_device() if index is None else index
     dev = torch.device("cuda", idx)
-    with torch.cuda.device(idx):
+
+    def copy_ms() -> float:
         src = torch.empty(copy_bytes // 4, dtype=torch.float32, device=dev).fill_(1.0)
         dst = torch.empty_like(src)
-        copy_ms = triton.testing.do_bench(lambda: dst.copy_(src), warmup=25, rep=200, return_mode="median")
-        del src, dst
+        return triton.testing.do_bench(lambda: dst.copy_(src), warmup=25, rep=200, return_mode="median")
+
+    def matmul_ms() -> float:
         a = torch.randn(matmul_n, matmul_n, device=dev, dtype=torch.bfloat16)
         b = torch.randn(matmul_n, matmul_n, device=dev, dtype=torch.bfloat16)
-        mm_ms = triton.testing.do_bench(lambda: a @ b, warmup=25, rep=200, return_mode="median")
-        del a, b
+        return triton.testing.do_bench(lambda: a @ b, warmup=25, rep=200, return_mode="median")
+
+    with torch.cuda.device(idx):
+        copy_t, mm_ms = copy_ms(), matmul_ms()  # each frees its tensors on return
         torch.cuda.empty_cache()
     return Peaks(
         device=torch.cuda.get_device_name(idx),
-        copy_gbps=2 * copy_bytes / copy_ms / 1e6,
+        copy_gbps=2 * copy_bytes / copy_t / 1e6,
         matmul_tflops=2 * matmul_n**3 / mm_ms / 1e9,
         copy_bytes=copy_bytes, matmul_n=matmul_n,
         measured_at=time.strftime("%Y-%m-%d %H:%M:%S"),
         torch_version=torch.__version__, triton_version=triton.__version__,
-        extra={"copy_ms": copy_ms, "matmul_ms": mm_ms},
+        extra={"copy_ms": copy_t, "matmul_ms": mm_ms},
     )
 
 

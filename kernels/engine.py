@@ -17,8 +17,9 @@ import itertools
 import math
 import statistics
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import torch
 import triton
@@ -39,11 +40,13 @@ from .spec import REGISTRY, KernelSpec
 
 __all__ = [
     "AllocationGuard",
+    "InputPlan",
     "bench_all",
     "describe_backends",
     "get_spec",
     "infos",
     "median_ratio",
+    "plan_inputs",
     "run",
     "sweep",
 ]
@@ -267,16 +270,120 @@ def _largest_shape_param(spec: KernelSpec, cfg: dict) -> str | None:
     return max(shapes)[1] if shapes else None
 
 
-def _meta_signature(spec: KernelSpec, cfg: dict) -> tuple | None:
-    """Names, shapes and dtypes ``make_inputs`` would build, from a build on the meta device
-    (nothing allocated). Only sweeps and autotuning use it, to reuse one set of inputs."""
+@dataclass
+class InputPlan:
+    """What ``make_inputs`` will build, found by a dry run that allocates nothing."""
+
+    tensors: dict[str, tuple[tuple[int, ...], str, int]]  # name -> (shape, dtype, bytes)
+    final_bytes: int  # the inputs and outputs it returns
+    largest_temp: int  # bytes of the largest tensor made on the way (e.g. float32 before a cast)
+    check_bytes: int  # float64 reference and comparison (upper estimate)
+
+    def signature(self) -> tuple:
+        return tuple(sorted((k, v[0], v[1]) for k, v in self.tensors.items()))
+
+
+def _meta_empty(shape: Any, dtype: torch.dtype) -> torch.Tensor:
+    return torch.empty(tuple(shape), dtype=dtype, device="meta")
+
+
+class _DryRun(torch.overrides.TorchFunctionMode):
+    """Runs ``make_inputs`` on shapes only: creation, conversion and elementwise calls return
+    empty meta tensors of the right shape and dtype without running any kernel (a meta *kernel*
+    would import torch._dynamo, seconds); anything else runs on those meta tensors."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.largest = 0
+
+    def _made(self, t: torch.Tensor) -> torch.Tensor:
+        self.largest = max(self.largest, t.numel() * t.element_size())
+        return t
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "")
+        if name in _CREATE and not (args and isinstance(args[0], torch.Tensor)):
+            size = _size_of(args, kwargs, name)
+            if size is not None:
+                dtype = kwargs.get("dtype") or (torch.int64 if name == "randint" else torch.get_default_dtype())
+                return self._made(_meta_empty(size, dtype))
+        elif name in _LIKE and args and isinstance(args[0], torch.Tensor):
+            return self._made(_meta_empty(args[0].shape, kwargs.get("dtype") or args[0].dtype))
+        elif name in _CONVERT and args and isinstance(args[0], torch.Tensor):
+            x = args[0]
+            dtype = _CONVERT_DTYPE.get(name, x.dtype)
+            if name == "to":
+                for a in (*args[1:], kwargs.get("dtype")):
+                    if isinstance(a, torch.dtype):
+                        dtype = a
+                    elif isinstance(a, torch.Tensor):
+                        dtype = a.dtype
+            return self._made(_meta_empty(x.shape, dtype))
+        elif name in _ELEMENTWISE:
+            ts = [a for a in args if isinstance(a, torch.Tensor)]
+            if ts:
+                shape = torch.broadcast_shapes(*(t.shape for t in ts))
+                if name == "where":
+                    dtype = torch.result_type(args[1], args[2])
+                elif len(args) >= 2:
+                    dtype = torch.result_type(args[0], args[1])
+                else:
+                    dtype = ts[0].dtype
+                return self._made(_meta_empty(shape, dtype))
+        return func(*args, **kwargs)
+
+
+def plan_inputs(spec: KernelSpec, cfg: dict) -> InputPlan | None:
+    """The tensors ``make_inputs`` builds for ``cfg``, and the bytes they take, without
+    allocating them. None when the builder does something a dry run cannot follow."""
     gen = torch.Generator().manual_seed(0)
+    dry = _DryRun()
     try:
-        with torch.device("meta"):
+        with dry:
             t = spec.make_inputs(dict(cfg), "meta", gen)
-    except Exception:  # noqa: BLE001 - data-dependent builders cannot run on meta: no reuse
+    except Exception:  # noqa: BLE001 - data-dependent builders cannot be planned
         return None
-    return tuple(sorted((k, tuple(v.shape), str(v.dtype)) for k, v in t.items() if isinstance(v, torch.Tensor)))
+    tensors = {k: (tuple(v.shape), str(v.dtype).replace("torch.", ""), v.numel() * v.element_size())
+               for k, v in t.items() if isinstance(v, torch.Tensor)}
+    final = sum(b for _, _, b in tensors.values())
+    # the reference upcasts inputs to float64; the check holds out, ref and diff in float64
+    check_bytes = sum((32 if k in spec.outputs else 8) * (b // max(1, _itemsize(d)))
+                      for k, (_, d, b) in tensors.items())
+    return InputPlan(tensors, final, dry.largest, check_bytes)
+
+
+def _itemsize(dtype_name: str) -> int:
+    return getattr(torch, dtype_name).itemsize
+
+
+def _memory_check(spec: KernelSpec, plan: InputPlan, be: backends.Backend, field_: str | None) -> None:
+    """Refuse, before anything is allocated, a problem that does not fit."""
+    big = sorted(plan.tensors.items(), key=lambda kv: -kv[1][2])[:3]
+    listing = ", ".join(f"{k} {'x'.join(map(str, s)) or 'scalar'} {d}" for k, (s, d, _) in big)
+    host = _host_available()
+    if be.is_interpreter:
+        need = plan.final_bytes + 2 * plan.largest_temp + plan.check_bytes
+        if host is not None and need > 0.9 * host:
+            raise ResourceError(
+                f"too large for host memory: the inputs and outputs take {_gib(plan.final_bytes)} "
+                f"({listing}) and the run with its float64 check about {_gib(need)}, "
+                f"{_gib(host)} is available; use smaller shapes", field=field_)
+        return
+    avail, total = _device_available()
+    if plan.final_bytes > 0.95 * avail:
+        raise ResourceError(
+            f"too large for device memory: the inputs and outputs take {_gib(plan.final_bytes)} "
+            f"({listing}), {_gib(avail)} of {_gib(total)} is free; use smaller shapes", field=field_)
+    if plan.final_bytes + plan.check_bytes > 0.95 * avail:
+        raise ResourceError(
+            f"too large to check in device memory: the inputs and outputs take {_gib(plan.final_bytes)} "
+            f"and the float64 check about {_gib(plan.check_bytes)} more, {_gib(avail)} is free; "
+            "use smaller shapes", field=field_)
+    if host is not None and 2 * plan.largest_temp > 0.9 * host:
+        raise ResourceError(
+            f"too large for host memory: inputs are drawn on the host first ({_gib(plan.largest_temp)} "
+            f"at a time) and {_gib(host)} is available; use smaller shapes", field=field_)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -297,15 +404,14 @@ class _InputCache:
         self.key, self.tensors = None, None
 
 
-def _input_key(spec: KernelSpec, cfg: dict, be: backends.Backend, seed: int) -> Any:
-    """Inputs can be reused across runs whose data parameters and built shapes agree (a
-    constexpr such as HEAD_DIM may shape the inputs too, hence the meta signature)."""
-    sig = _meta_signature(spec, cfg)
-    if sig is None:
+def _input_key(spec: KernelSpec, cfg: dict, be: backends.Backend, seed: int, plan: InputPlan | None) -> Any:
+    """Inputs can be reused across runs whose data parameters and planned tensors agree (a
+    constexpr such as HEAD_DIM may shape the inputs too, hence the plan's signature)."""
+    if plan is None:
         return None
     data_values = tuple(sorted((p.name, repr(cfg[p.name])) for p in spec.params
                                if p.kind in ("shape", "dtype", "flag")))
-    return (spec.name, spec.origin, id(spec), be.device, seed, data_values, sig)
+    return (spec.name, spec.origin, id(spec), be.device, seed, data_values, plan.signature())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -369,21 +475,25 @@ def _run_spec(res: RunResult, spec: KernelSpec, req: RunRequest, st: _State,
 
     # -- memory, inputs --------------------------------------------------------------------------
     field_ = _largest_shape_param(spec, cfg)
-    key = None
-    if cache is not None:
-        key = _input_key(spec, cfg, be, req.seed)
-        if key is None or key != cache.key:
-            cache.clear()
+    plan = plan_inputs(spec, cfg)
+    key = _input_key(spec, cfg, be, req.seed, plan) if cache is not None else None
+    if cache is not None and (key is None or key != cache.key):
+        cache.clear()  # before the memory check: its tensors are about to be freed
     reuse = cache is not None and key is not None and cache.key == key and cache.tensors is not None
+    if plan is not None and not reuse:
+        _memory_check(spec, plan, be, field_)
     _tick(progress, cancel, "compiling", 0.05)
     st.stage = "building inputs"
     if reuse:
         tensors = cache.tensors  # type: ignore[union-attr]
     else:
         gen = torch.Generator().manual_seed(int(req.seed))
-        with AllocationGuard(_budgets(be), field_):
+        if plan is None:  # a builder the dry run cannot follow: count as it allocates
+            with AllocationGuard(_budgets(be), field_):
+                tensors = spec.make_inputs(dict(cfg), be.device, gen)
+            _check_fits(spec, tensors, be, field_)
+        else:
             tensors = spec.make_inputs(dict(cfg), be.device, gen)
-        _check_fits(spec, tensors, be, field_)
         if cache is not None and key is not None:
             cache.key, cache.tensors = key, tensors
     missing = [o for o in spec.outputs if o not in tensors]
@@ -498,7 +608,7 @@ def sweep(req: SweepRequest, progress: Progress | None = None, cancel: Cancel | 
         if not req.axes[n]:
             out.error = ErrorInfo("validation", f"no values to sweep for {n}", field=n)
             return out
-    combos = [dict(zip(names, vals)) for vals in itertools.product(*(req.axes[n] for n in names))]
+    combos = [dict(zip(names, vals, strict=True)) for vals in itertools.product(*(req.axes[n] for n in names))]
     skip = {tuple(_norm(spec, n, s.get(n)) for n in names) for s in req.skip}
     todo = [c for c in combos if tuple(_norm(spec, n, c[n]) for n in names) not in skip]
     cache = _InputCache()

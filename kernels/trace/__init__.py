@@ -22,14 +22,38 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import TraceCancelled, TraceUnsupported
-from .maps import (Footprint, footprint, pid_grid, per_program_grid, programs_in_wave, summary_lines, wave_footprint,
-                   waves)
-from .model import (NO_PROGRAM, OP_ATOMIC, OP_LOAD, OP_NAMES, OP_STORE, SEVERAL, AccessTable, OOBRecord,
-                    ProgramStats, TensorInfo, TensorMaps, Trace, TraceRequest, TraceResult, Window)
+from .maps import (
+    Footprint,
+    footprint,
+    per_program_grid,
+    pid_grid,
+    programs_in_wave,
+    rewave,
+    summary_lines,
+    wave_footprint,
+    waves,
+)
+from .model import (
+    NO_PROGRAM,
+    OP_ATOMIC,
+    OP_LOAD,
+    OP_NAMES,
+    OP_STORE,
+    SEVERAL,
+    AccessTable,
+    OOBRecord,
+    ProgramStats,
+    TensorInfo,
+    TensorMaps,
+    Trace,
+    TraceRequest,
+    TraceResult,
+    Window,
+)
 
 __all__ = [
     "trace", "trace_spec", "trace_launch", "TraceUnsupported", "TraceCancelled",
-    "Footprint", "footprint", "wave_footprint", "programs_in_wave", "pid_grid", "per_program_grid", "waves",
+    "Footprint", "footprint", "wave_footprint", "programs_in_wave", "pid_grid", "per_program_grid", "waves", "rewave",
     "summary_lines", "AccessTable", "OOBRecord", "ProgramStats", "TensorInfo", "TensorMaps", "Trace",
     "TraceRequest", "TraceResult", "Window", "NO_PROGRAM", "SEVERAL", "OP_LOAD", "OP_STORE", "OP_ATOMIC",
     "OP_NAMES",

@@ -9,7 +9,8 @@ leans on. So the tracer reaches it only through this narrow interface:
   pass), with an extra AST pass of ours first (the loop counters), line numbers kept;
 - ``hooks(on_access)``: observe every load, store and atomic of the interpreter's builder, and
   switch off the lanes ``on_access`` returns (out-of-bounds addresses) before memory is touched;
-- ``run_programs(...)``: run a chosen set of programs of one launch (a window of the grid);
+- ``prepared(...)`` / ``run_programs(...)``: run a chosen set of programs of one launch (a window
+  of the grid, or one part of it per forked process);
 - ``constexpr_names(jit_fn)``.
 
 Checked against Triton 3.6 and 3.9. They differ in the builder's signatures
@@ -24,15 +25,17 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import inspect
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
 from .errors import TraceUnsupported
 from .model import OP_ATOMIC, OP_LOAD, OP_STORE
 
-__all__ = ["require", "rewrite", "hooks", "run_programs", "constexpr_names", "OnAccess"]
+__all__ = ["require", "rewrite", "hooks", "prepared", "run_programs", "constexpr_names", "OnAccess"]
 
 #: on_access(op, ptrs, mask) -> lanes to switch off (bool, ptrs' shape) or None.
 #: ``ptrs`` is the uint64 address array of the access, ``mask`` its bool mask (None: all lanes).
@@ -224,17 +227,64 @@ def run_programs(kernel: Callable[..., Any], jit_fn: Any, bound: dict[str, Any],
                  before_program: Callable[[int], None] | None = None) -> None:
     """Run the programs ``pids`` (linear ids, x fastest) of one launch of the rewritten ``kernel``.
 
-    ``bound`` maps every parameter name to its value (tensors on the CPU). Mirrors the body of
-    ``GridExecutor.__call__`` (patch triton.language, convert arguments, set the grid, call the
-    kernel per program) with our own loop, so a window of the grid can run on its own.
-    ``before_program(pid)`` runs before each program (progress, cancel, per-program state)."""
+    ``bound`` maps every parameter name to its value (tensors on the CPU). ``before_program(pid)``
+    runs before each program (progress, cancel, per-program state)."""
+    with prepared(kernel, jit_fn, bound, grid) as run:
+        run(pids, before_program)
+
+
+@contextlib.contextmanager
+def prepared(kernel: Callable[..., Any], jit_fn: Any, bound: dict[str, Any], grid: tuple[int, int, int],
+             check_overflow: bool = False) -> Iterator[Callable[[np.ndarray, Callable[[int], None] | None], None]]:
+    """Set up one launch and yield ``run(pids, before_program)``, which runs those programs.
+
+    Mirrors the body of ``GridExecutor.__call__`` (patch triton.language, convert the arguments,
+    set the grid, call the kernel per program) with our own loop, so that a window of the grid
+    can run alone, or parts of it in forked processes (``run`` is called in each). Patches are
+    undone when the context closes.
+
+    ``check_overflow``: the interpreter's ``sanitize_overflow`` recomputes every integer
+    add/sub/mul in int64 and compares — about 40% of a vector-add program's time — and then
+    hands the result to ``device_assert``, which drops it unless ``debug`` is on (the default:
+    off). Without ``check_overflow`` that dead work is skipped (nothing observable changes: int32
+    arithmetic wraps, as in compiled GPU code, and wrapped addresses are flagged out of bounds).
+    With it, the run is a debug run: int32 overflow and the kernel's ``tl.device_assert`` raise."""
     require()
     m = _module()
     consts = constexpr_names(jit_fn)
+    b = m.interpreter_builder
+    saved_options = getattr(b, "options", None)
     with _faster_interpreter(m) as scopes:
+        if dataclasses.is_dataclass(saved_options) and hasattr(saved_options, "sanitize_overflow") \
+                and hasattr(saved_options, "debug"):
+            if check_overflow:
+                b.options = dataclasses.replace(saved_options, sanitize_overflow=True, debug=True)
+            elif not saved_options.debug:  # the check's assertion would be dropped: skip the work
+                b.options = dataclasses.replace(saved_options, sanitize_overflow=False)
+            scopes.insert(0, _Restore(lambda: setattr(b, "options", saved_options)))
         # patched first, undone last: the helpers' patches (made later) are undone before it
         scopes.append(m._patch_lang(getattr(jit_fn, "fn", jit_fn)))
-        _run(m, kernel, consts, bound, grid, pids, before_program)
+        args = {name: value if name in consts else m._implicit_cvt(value) for name, value in bound.items()}
+        b.set_grid_dim(*grid)
+        gx, gy = int(grid[0]), int(grid[1])
+
+        def run(pids: np.ndarray, before_program: Callable[[int], None] | None = None) -> None:
+            set_idx = b.set_grid_idx
+            for pid in pids.tolist():
+                rest = pid // gx
+                set_idx(pid % gx, rest % gy, rest // gy)
+                if before_program is not None:
+                    before_program(pid)
+                kernel(**args)
+
+        yield run
+
+
+class _Restore:
+    """A scope-like undo step (``restore()``) for the ``_faster_interpreter`` stack."""
+
+    def __init__(self, undo: Callable[[], None]) -> None:
+        self.restore = undo
 
 
 @contextlib.contextmanager
@@ -244,7 +294,9 @@ def _faster_interpreter(m: Any) -> Iterator[list[Any]]:
     - A device-function call (``InterpretedFunction.__call__``: a kernel's jit helper, or
       ``tl.cdiv``) re-patches triton.language on *every* call (~1 ms, patches it never undoes);
       here each helper's module is patched once per run, and undone at the end (the scopes
-      yielded, undone last-in first-out);
+      yielded, undone last-in first-out). Helpers are rewritten once per run into a copy of
+      their globals, like the kernel: the interpreter's class-wide cache of rewrites depends on
+      names it injects into the helper's module, which other code may have removed since;
     - ``_get_np_dtype`` builds a 20-entry dict on every call; here its answers are cached.
     - Triton 3.6 turns a tensor into a loop bound with ``int(array of shape (1,))``, which NumPy 2
       refuses (``for k in range(0, tl.cdiv(K, BLOCK_K))`` fails); ``__index__`` here converts a
@@ -255,12 +307,20 @@ def _faster_interpreter(m: Any) -> Iterator[list[Any]]:
     patched: set[int] = set()
     error_type = getattr(m, "InterpreterError", None)
 
+    rewritten: dict[Any, Callable[..., Any]] = {}
+
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         key = id(self.fn.__globals__)
         if key not in patched:
             patched.add(key)
             scopes.append(m._patch_lang(self.fn))
-        fn = self.rewrite()
+        fn = rewritten.get(self.fn)
+        if fn is None:
+            try:  # our own rewrite, in a copy of the helper's globals (see ``rewrite``)
+                fn = rewrite(self)
+            except TraceUnsupported:  # no source: the interpreter's own (cached) rewrite
+                fn = self.rewrite()
+            rewritten[self.fn] = fn
         try:
             return fn(*args, **kwargs)
         except Exception as e:
@@ -271,13 +331,14 @@ def _faster_interpreter(m: Any) -> Iterator[list[Any]]:
     cache: dict[Any, Any] = {}
 
     def np_dtype(tt: Any) -> Any:
-        try:
-            return cache[tt]
-        except KeyError:
-            cache[tt] = r = saved_np_dtype(tt)
-            return r
-        except TypeError:  # an unhashable type object: ask the original
-            return saved_np_dtype(tt)
+        # keyed by class and name: block types (unhashable) are named by shape and element type
+        key = (type(tt), getattr(tt, "name", None))
+        r = cache.get(key)
+        if r is None:
+            r = saved_np_dtype(tt)
+            if key[1] is not None:
+                cache[key] = r
+        return r
 
     saved_patch_tensor = m.__dict__.get("_patch_lang_tensor")
 
@@ -307,18 +368,3 @@ def _faster_interpreter(m: Any) -> Iterator[list[Any]]:
             m._get_np_dtype = saved_np_dtype
         if saved_patch_tensor is not None:
             m._patch_lang_tensor = saved_patch_tensor
-
-
-def _run(m: Any, kernel: Callable[..., Any], consts: set[str], bound: dict[str, Any],
-         grid: tuple[int, int, int], pids: np.ndarray, before_program: Callable[[int], None] | None) -> None:
-    args = {name: value if name in consts else m._implicit_cvt(value) for name, value in bound.items()}
-    b = m.interpreter_builder
-    b.set_grid_dim(*grid)
-    gx, gy = int(grid[0]), int(grid[1])
-    set_idx = b.set_grid_idx
-    for pid in pids.tolist():
-        rest = pid // gx
-        set_idx(pid % gx, rest % gy, rest // gy)
-        if before_program is not None:
-            before_program(pid)
-        kernel(**args)

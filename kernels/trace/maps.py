@@ -6,6 +6,7 @@ query helpers answer the grid view's questions on a finished ``Trace``:
 
 - ``waves(programs, n_sms, programs_per_sm)``: the wave of each program (dispatch order is the
   linear pid, x fastest; a wave is ``n_sms * programs_per_sm`` consecutive programs);
+  ``rewave(trace, n_sms, programs_per_sm)``: the trace under the compile facts' occupancy;
 - ``programs_in_wave(trace, w)`` and ``footprint(trace, programs)`` / ``wave_footprint(trace, w)``:
   the elements of every tensor that a set of programs read and wrote (for matmul with
   GROUP_SIZE_M: which tiles of C wave 0 writes and which rows of A / columns of B it reads);
@@ -21,10 +22,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import (NO_PROGRAM, OP_ATOMIC, OP_LOAD, OP_NAMES, OP_STORE, SEVERAL, AccessTable, ProgramStats,
-                    TensorInfo, TensorMaps, Trace)
+from .model import (
+    NO_PROGRAM,
+    OP_ATOMIC,
+    OP_LOAD,
+    OP_NAMES,
+    OP_STORE,
+    SEVERAL,
+    AccessTable,
+    ProgramStats,
+    TensorInfo,
+    TensorMaps,
+    Trace,
+)
 
-__all__ = ["derive", "waves", "programs_in_wave", "Footprint", "footprint", "wave_footprint", "pid_grid",
+__all__ = ["derive", "waves", "rewave", "programs_in_wave", "Footprint", "footprint", "wave_footprint", "pid_grid",
            "per_program_grid", "summary_lines", "event_lane_mask"]
 
 _INT32_MAX = np.iinfo(np.int32).max
@@ -88,11 +100,14 @@ def derive(tensors: list[TensorInfo], events: AccessTable,
         w_el, w_pr = _lanes(events, w_rows)
         reader, n_reads, n_readers = _owners(r_el, r_pr, numel)
         writer, n_writes, _ = _owners(w_el, w_pr, numel)
-        a_el, _ = _lanes(events, of_t & (events.op == OP_ATOMIC))
-        n_atomic = np.bincount(a_el, minlength=numel).astype(np.int32)
+        atomic_rows = of_t & (events.op == OP_ATOMIC)
+        n_atomic = None  # None when the tensor saw no atomics (most kernels): saves a map
+        if atomic_rows.any():
+            a_el, _ = _lanes(events, atomic_rows)
+            n_atomic = np.bincount(a_el, minlength=numel).astype(np.int32).reshape(shape)
         maps.append(TensorMaps(writer=writer.reshape(shape), reader=reader.reshape(shape),
                                n_reads=n_reads.reshape(shape), n_writes=n_writes.reshape(shape),
-                               n_readers=n_readers.reshape(shape), n_atomic=n_atomic.reshape(shape)))
+                               n_readers=n_readers.reshape(shape), n_atomic=n_atomic))
     return maps, program_stats(tensors, events, programs)
 
 
@@ -124,6 +139,15 @@ def waves(programs: np.ndarray, n_sms: int = 132, programs_per_sm: int = 1) -> n
     ``p // (n_sms * programs_per_sm)`` (an idealisation: equal-length programs)."""
     per_wave = max(1, int(n_sms) * max(1, int(programs_per_sm)))
     return (np.asarray(programs, dtype=np.int64) // per_wave).astype(np.int32)
+
+
+def rewave(trace: Trace, n_sms: int, programs_per_sm: int = 1) -> Trace:
+    """The same trace under another wave model (e.g. the compile facts' programs per SM, known
+    only after a GPU run): a copy with ``n_sms``, ``programs_per_sm`` and ``wave`` replaced."""
+    import dataclasses
+
+    return dataclasses.replace(trace, n_sms=int(n_sms), programs_per_sm=int(programs_per_sm),
+                               wave=waves(trace.programs, n_sms, programs_per_sm))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,7 +239,7 @@ def summary_lines(trace: Trace, max_oob: int = 10) -> list[str]:
     header = f"  {'tensor':<12} {'shape':<16} {'dtype':<9} {'loads':>7} {'stores':>7} {'atomics':>7} " \
              f"{'read':>9} {'written':>9} {'unwritten':>9} {'multi-w':>7}"
     lines.append(header)
-    for t, (info, m) in enumerate(zip(trace.tensors, trace.maps)):
+    for t, (info, m) in enumerate(zip(trace.tensors, trace.maps, strict=True)):
         of_t = ev.tensor == t
         counts = [int(np.count_nonzero(of_t & (ev.op == k))) for k in (OP_LOAD, OP_STORE, OP_ATOMIC)]
         shape = "x".join(str(s) for s in info.shape) or "scalar"
@@ -239,7 +263,7 @@ def summary_lines(trace: Trace, max_oob: int = 10) -> list[str]:
             lines.append(f"  ... and {len(trace.oob) - max_oob} more record(s)")
     else:
         lines.append("out of bounds: none")
-    for info, m in zip(trace.tensors, trace.maps):
+    for info, m in zip(trace.tensors, trace.maps, strict=True):
         mw = m.multiply_written
         if mw.any():
             first = np.unravel_index(int(np.flatnonzero(mw.ravel())[0]), info.shape) if info.shape else ()

@@ -102,7 +102,7 @@ class TensorMaps:
     n_reads: np.ndarray  # int32: how many loads touched it (reuse)
     n_writes: np.ndarray  # int32: how many stores and atomics touched it
     n_readers: np.ndarray  # int32: how many distinct programs loaded it
-    n_atomic: np.ndarray | None = None  # int32: how many of the writes were atomics
+    n_atomic: np.ndarray | None = None  # int32: how many of the writes were atomics (None: no atomics)
 
     @property
     def never_written(self) -> np.ndarray:
@@ -144,7 +144,7 @@ class Window:
         return self.x is not None or self.y is not None or self.z is not None
 
     @classmethod
-    def parse(cls, text: str) -> "Window":
+    def parse(cls, text: str) -> Window:
         """``"A:B"`` → linear ids A..B-1; ``"x0:x1,y0:y1[,z0:z1]"`` → a box. Raises ValueError."""
         parts = [p.strip() for p in str(text).split(",")]
         spans = []
@@ -167,7 +167,7 @@ class Window:
         gx, gy, gz = grid
         total = gx * gy * gz
         if self.is_box:
-            rx, ry, rz = (self._clip(r, g) for r, g in zip((self.x, self.y, self.z), grid))
+            rx, ry, rz = (self._clip(r, g) for r, g in zip((self.x, self.y, self.z), grid, strict=True))
             xs, ys, zs = np.arange(*rx), np.arange(*ry), np.arange(*rz)
             pids = (xs[None, None, :] + gx * (ys[None, :, None] + gy * zs[:, None, None])).ravel()
         else:
@@ -236,6 +236,7 @@ class Trace:
     derive_s: float = 0.0
     launch_index: int = 0  # which launch of the launcher this is (0 = the first)
     kernel_fn: str = ""  # the @triton.jit function's name
+    workers: int = 1  # processes that recorded it (parts of the grid run in forked children)
 
     @property
     def n_programs(self) -> int:
@@ -271,6 +272,8 @@ class TraceRequest:
     generation: int = 0
     n_sms: int = 132
     programs_per_sm: int = 1
+    workers: int | None = None  # recording processes; None = as many as useful (Linux), 1 = in-process
+    check_overflow: bool = False  # a debug run: int32 overflow and tl.device_assert raise
 
 
 @dataclass

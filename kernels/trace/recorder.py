@@ -22,17 +22,29 @@ from __future__ import annotations
 import sys
 import time
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
+from ..errors import InterpreterFault
 from . import _interp
 from .errors import TraceCancelled, TraceUnsupported
 from .loops import LOOPS_NAME, LoopInstrumenter, LoopState
 from .maps import derive, waves
-from .model import (OOB_OUTSIDE_STORAGE, OOB_OUTSIDE_VIEW, OP_NAMES, AccessTable, OOBRecord, TensorInfo, Trace,
-                    TraceRequest, TraceResult, Window)
+from .model import (
+    OOB_OUTSIDE_STORAGE,
+    OOB_OUTSIDE_VIEW,
+    OP_NAMES,
+    AccessTable,
+    OOBRecord,
+    TensorInfo,
+    Trace,
+    TraceRequest,
+    TraceResult,
+    Window,
+)
 
 __all__ = ["trace_launch", "trace_spec", "trace", "RecordingK", "Progress", "Cancel"]
 
@@ -73,7 +85,7 @@ class _Arg:
         several logical elements to one offset; the last one is kept."""
         if self._inverse is None:
             offs = np.zeros((), dtype=np.int64)
-            for n, s in zip(self.info.shape, self.info.strides):
+            for n, s in zip(self.info.shape, self.info.strides, strict=True):
                 offs = offs[..., None] + np.arange(n, dtype=np.int64) * s
             inv = np.full(self.max_off - self.min_off + 1, -1, dtype=np.int64)
             inv[offs.ravel() - self.min_off] = np.arange(self.info.numel, dtype=np.int64)
@@ -99,7 +111,7 @@ def _tensor_arg(name: str, value: Any) -> _Arg | None:
     if any(s < 0 for s in strides):  # torch has none; guard anyway
         raise ValueError(f"argument {name!r} has a negative stride")
     numel = int(np.prod(shape)) if shape else 1
-    max_off = sum((n - 1) * s for n, s in zip(shape, strides)) if numel else 0
+    max_off = sum((n - 1) * s for n, s in zip(shape, strides, strict=True)) if numel else 0
     dtype = _dtype_name(value.dtype) if value is not base else _dtype_name(base.dtype)
     info = TensorInfo(name=name, shape=shape, strides=strides, dtype=dtype,
                       storage_offset=int(base.storage_offset()), element_size=esize)
@@ -211,39 +223,74 @@ class _Recorder:
         self.addrs.append(act)
         return off
 
+    def export(self, n_loops: int) -> dict[str, np.ndarray]:
+        """The recording as a few flat arrays (what a forked child sends back), emptying the lists."""
+        n = len(self.ev_prog)
+        out = {
+            "prog": np.array(self.ev_prog, dtype=np.int32),
+            "op": np.array(self.ev_op, dtype=np.int8),
+            "line": np.array(self.ev_line, dtype=np.int32),
+            "iters": (np.array(self.ev_iters, dtype=np.int32).reshape(n, n_loops) if n_loops
+                      else np.zeros((n, 0), np.int32)),
+            "masked": np.array(self.ev_masked, dtype=np.int32),
+            "hint": np.array(self.ev_hint, dtype=np.uint64),
+            "counts": np.fromiter((a.size for a in self.addrs), dtype=np.int64, count=n),
+            "addr": np.concatenate(self.addrs) if self.addrs else np.zeros(0, np.uint64),
+            "oob_ev": np.array(self.oob_ev, dtype=np.int64),
+            "oob_counts": np.fromiter((a.size for a in self.oob_addrs), dtype=np.int64, count=len(self.oob_addrs)),
+            "oob_addr": np.concatenate(self.oob_addrs) if self.oob_addrs else np.zeros(0, np.uint64),
+        }
+        for lst in (self.ev_prog, self.ev_op, self.ev_line, self.ev_iters, self.ev_masked, self.ev_hint,
+                    self.addrs, self.oob_ev, self.oob_addrs):
+            lst.clear()
+        return out
+
 
 # ---------------------------------------------------------------------------------------------
 # from addresses to logical elements
 
 
+def _element_dtype(args: list[_Arg]) -> type:
+    return np.int64 if any(a.info.numel >= 2 ** 31 for a in args) else np.int32
+
+
 def _map_lanes(addr: np.ndarray, args: list[_Arg]) -> tuple[np.ndarray, np.ndarray]:
-    """(tensor index int16, logical index int64) of every address; -1/-1 where it is on no
-    logical element. When views alias, the first argument in signature order that holds the
-    element wins."""
+    """(tensor index int16, logical index) of every address; -1/-1 where it is on no logical
+    element. When views alias, the first argument in signature order that holds the element
+    wins. Logical indices are int32 unless a tensor has 2**31 elements or more."""
     n = addr.size
     tid = np.full(n, -1, dtype=np.int16)
-    logical = np.full(n, -1, dtype=np.int64)
+    logical = np.full(n, -1, dtype=_element_dtype(args))
     todo: np.ndarray | None = None  # lanes not yet placed (None: all)
     for t, a in enumerate(args):
         if a.info.numel == 0:
             continue
         sub = addr if todo is None else addr[todo]
         inr = (sub >= np.uint64(a.lo)) & (sub < np.uint64(a.hi))
+        del sub
         if not inr.any():
             continue
-        idx = np.flatnonzero(inr) if todo is None else todo[inr]
-        eo = (addr[idx] - np.uint64(a.data_ptr)).astype(np.int64) // a.info.element_size
-        rest = np.flatnonzero(~inr) if todo is None else todo[~inr]
+        if todo is None and inr.all():
+            idx: np.ndarray | slice = slice(None)
+            rest = np.zeros(0, np.int64)
+        else:
+            idx = np.flatnonzero(inr) if todo is None else todo[inr]
+            rest = np.flatnonzero(~inr) if todo is None else todo[~inr]
+        del inr
+        eo = (addr[idx] - np.uint64(a.data_ptr)).view(np.int64) // a.info.element_size
         if a.contiguous:
             tid[idx] = t
             logical[idx] = eo
         else:
             li = a.inverse()[eo - a.min_off]
             ok = li >= 0
+            if isinstance(idx, slice):
+                idx = np.arange(n)
             tid[idx[ok]] = t
             logical[idx[ok]] = li[ok]
             if not ok.all():  # a gap of this view may be an element of another argument
                 rest = np.sort(np.concatenate([rest, idx[~ok]]))
+        del eo
         todo = rest
         if todo.size == 0:
             break
@@ -274,21 +321,26 @@ class _Finished:
     oob: list[OOBRecord]
 
 
-def _finish(rec: _Recorder, args: list[_Arg], n_loops: int) -> _Finished:
-    n_ev = len(rec.ev_prog)
-    counts = np.fromiter((a.size for a in rec.addrs), dtype=np.int64, count=n_ev)
-    addr = np.concatenate(rec.addrs) if n_ev else np.zeros(0, np.uint64)
-    rec.addrs.clear()  # the addresses are the bulk of the memory; drop them as we go
+def _merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """One recording from the parts of several processes (in program order)."""
+    if len(parts) == 1:
+        return parts[0]
+    out = {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k != "oob_ev"}
+    offsets = np.cumsum([0] + [p["prog"].size for p in parts[:-1]])
+    out["oob_ev"] = np.concatenate([p["oob_ev"] + off for p, off in zip(parts, offsets, strict=True)])
+    return out
+
+
+def _finish(parts: list[dict[str, np.ndarray]], args: list[_Arg]) -> _Finished:
+    rec = _merge(parts)
+    parts.clear()
+    ev_prog, ev_op, ev_line, ev_masked = rec["prog"], rec["op"], rec["line"], rec["masked"]
+    ev_iters, ev_hint = rec["iters"], rec["hint"]
+    n_ev = ev_prog.size
+    counts = rec["counts"]  # recorded (in-storage, unmasked) lanes per access
+    ends = np.cumsum(counts)
+    addr = rec.pop("addr")  # the addresses are the bulk of the memory; dropped once mapped
     tid, logical = _map_lanes(addr, args)
-    lane_ev = np.repeat(np.arange(n_ev, dtype=np.int64), counts)
-    valid = tid >= 0
-    all_valid = bool(valid.all())
-    ev_prog = np.array(rec.ev_prog, dtype=np.int32)
-    ev_op = np.array(rec.ev_op, dtype=np.int8)
-    ev_line = np.array(rec.ev_line, dtype=np.int32)
-    ev_masked = np.array(rec.ev_masked, dtype=np.int32)
-    ev_iters = (np.array(rec.ev_iters, dtype=np.int32).reshape(n_ev, n_loops) if n_loops
-                else np.zeros((n_ev, 0), np.int32))
 
     # -- out-of-bounds lanes: outside every storage (switched off), outside every view (ran) ----
     n_oob = np.zeros(n_ev, dtype=np.int64)
@@ -306,44 +358,51 @@ def _finish(rec: _Recorder, args: list[_Arg], n_loops: int) -> _Finished:
             ex = ()
         groups[key] = [int(bad.size), ex]
 
-    for e, bad in zip(rec.oob_ev, rec.oob_addrs):
+    oob_starts = np.r_[0, np.cumsum(rec["oob_counts"])]
+    for i, e in enumerate(rec["oob_ev"].tolist()):
+        bad = rec["oob_addr"][oob_starts[i]:oob_starts[i + 1]]
         n_oob[e] += bad.size
         note(e, bad, OOB_OUTSIDE_STORAGE, _nearest(int(bad[0]), args))
-    if not all_valid:
-        bad_ev = lane_ev[~valid]
-        bad_addr = addr[~valid]
-        n_oob += np.bincount(bad_ev, minlength=n_ev)
+    valid = tid >= 0
+    n_valid = counts
+    if not valid.all():
+        bad_pos = np.flatnonzero(~valid)
+        bad_ev = np.searchsorted(ends, bad_pos, side="right")  # the access each bad lane belongs to
+        per_ev = np.bincount(bad_ev, minlength=n_ev)
+        n_oob += per_ev
+        n_valid = counts - per_ev
         starts = np.flatnonzero(np.r_[True, bad_ev[1:] != bad_ev[:-1]])
-        ends = np.r_[starts[1:], bad_ev.size]
-        for s, t in zip(starts.tolist(), ends.tolist()):
-            chunk = bad_addr[s:t]
-            note(int(bad_ev[s]), chunk, OOB_OUTSIDE_VIEW, _nearest(int(chunk[0]), args))
-        lane_ev, tid, logical = lane_ev[valid], tid[valid], logical[valid]
-    del addr
+        for s_, t_ in zip(starts.tolist(), np.r_[starts[1:], bad_ev.size].tolist(), strict=True):
+            chunk = addr[bad_pos[s_:t_]]
+            note(int(bad_ev[s_]), chunk, OOB_OUTSIDE_VIEW, _nearest(int(chunk[0]), args))
+        tid, logical = tid[valid], logical[valid]
+    del addr, valid
     oob = [OOBRecord(program=k[0], op=OP_NAMES[k[1]], line=k[2], count=v[0],
                      nearest_tensor=args[k[4]].info.name if k[4] >= 0 else "", example_offsets=v[1], kind=k[3])
            for k, v in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][2], kv[0][1]))]
 
-    big = any(a.info.numel >= 2 ** 31 for a in args)
-    el_dtype = np.int64 if big else np.int32
     n_t = len(args)
-    mixed = bool(np.any((tid[1:] != tid[:-1]) & (lane_ev[1:] == lane_ev[:-1]))) if tid.size > 1 else False
-    if not mixed:  # the usual case: each access hits one tensor, one row per access
-        n_active = np.bincount(lane_ev, minlength=n_ev).astype(np.int64)
-        lane_start = np.zeros(n_ev, dtype=np.int64)
-        if n_ev:
-            lane_start[1:] = np.cumsum(n_active)[:-1]
+    lane_start = np.zeros(n_ev, dtype=np.int64)
+    if n_ev:
+        lane_start[1:] = np.cumsum(n_valid)[:-1]
+    # does any access span several tensors? (the tensor index changes inside an access)
+    changes = np.flatnonzero(tid[1:] != tid[:-1]) + 1
+    mixed = bool(changes.size) and not np.isin(changes, lane_start).all()
+    if not mixed:  # the usual case: one row per access
+        n_active = n_valid.astype(np.int64)
         ev_tensor = np.full(n_ev, -1, dtype=np.int16)
         has = n_active > 0
         ev_tensor[has] = tid[lane_start[has]]
         row_ev = np.arange(n_ev)
-        elements = logical.astype(el_dtype)
+        elements = logical
         first_row = np.ones(n_ev, dtype=bool)
     else:  # some access spans several tensors: one row per (access, tensor), in that order
+        lane_ev = np.repeat(np.arange(n_ev, dtype=np.int64), n_valid)
         key = lane_ev * (n_t + 1) + (tid.astype(np.int64) + 1)
+        del lane_ev
         order = np.argsort(key, kind="stable")
         key = key[order]
-        elements = logical[order].astype(el_dtype)
+        elements = logical[order]
         runs = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else np.zeros(0, np.int64)
         uk, n_rows_lanes = key[runs], np.diff(np.r_[runs, key.size]).astype(np.int64)
         empty = np.setdiff1d(np.arange(n_ev), uk // (n_t + 1))
@@ -359,7 +418,7 @@ def _finish(rec: _Recorder, args: list[_Arg], n_loops: int) -> _Finished:
         first_row = np.r_[True, row_ev[1:] != row_ev[:-1]] if row_ev.size else np.zeros(0, bool)
     # a fully masked access still names its tensor, from the first lane's (unused) address
     for r in np.flatnonzero((ev_tensor < 0) & (n_active == 0)).tolist():
-        ev_tensor[r] = _tensor_of_address(rec.ev_hint[int(row_ev[r])], args)
+        ev_tensor[r] = _tensor_of_address(int(ev_hint[int(row_ev[r])]), args)
     events = AccessTable(
         program=ev_prog[row_ev], op=ev_op[row_ev], tensor=ev_tensor, line=ev_line[row_ev],
         iters=ev_iters[row_ev], n_active=n_active.astype(np.int32),
@@ -381,8 +440,11 @@ class RecordingK:
 
     def __init__(self, *, launch_index: int = 0, window: Window | None = None, n_sms: int = 132,
                  programs_per_sm: int = 1, progress: Progress | None = None, cancel: Cancel | None = None,
-                 kernel: str = "", values: dict[str, Any] | None = None) -> None:
+                 kernel: str = "", values: dict[str, Any] | None = None, workers: int | None = None,
+                 check_overflow: bool = False) -> None:
         self.launch_index = launch_index
+        self.workers = workers
+        self.check_overflow = check_overflow
         self.window = window
         self.n_sms = n_sms
         self.programs_per_sm = programs_per_sm
@@ -393,7 +455,7 @@ class RecordingK:
         self.n_launches = 0
         self.trace: Trace | None = None
 
-    def __call__(self, jit_fn: Any) -> "_Launchable":
+    def __call__(self, jit_fn: Any) -> _Launchable:
         if not hasattr(jit_fn, "fn") or not callable(getattr(jit_fn, "fn", None)):
             if hasattr(jit_fn, "configs"):
                 raise TraceUnsupported(f"{getattr(jit_fn, '__name__', jit_fn)!r} is wrapped in "
@@ -451,9 +513,7 @@ def _interpreter_backend() -> Any:
     return Backend("interpreter", "cpu", "CPU (Triton interpreter)")
 
 
-def _kernel_error(e: BaseException, pid: int, grid: tuple[int, int, int], code: Any, name: str) -> Exception:
-    from ..errors import InterpreterFault
-
+def _kernel_error(e: BaseException, pid: int, grid: tuple[int, int, int], code: Any, name: str) -> InterpreterFault:
     line = -1
     tb = e.__traceback__
     while tb is not None:
@@ -468,59 +528,120 @@ def _kernel_error(e: BaseException, pid: int, grid: tuple[int, int, int], code: 
     return InterpreterFault(msg.splitlines()[0][:400], detail=msg)
 
 
+def _share(bound: dict[str, Any]) -> None:
+    """Move every tensor argument's storage to shared memory (in place: views follow), so that
+    forked children write where the parent reads."""
+    def walk(v: Any) -> None:
+        base = getattr(v, "base", None) if type(v).__name__ == "TensorWrapper" else v
+        if hasattr(base, "share_memory_") and hasattr(base, "untyped_storage"):
+            base.share_memory_()
+        elif isinstance(v, tuple):
+            for x in v:
+                walk(x)
+
+    for v in bound.values():
+        walk(v)
+
+
 def _record(owner: RecordingK, jit_fn: Any, grid: Any, args: tuple, kwargs: dict) -> Trace:
     import triton
+
+    from . import parallel
 
     _interp.require()
     t0 = time.perf_counter()
     bound = _bind(jit_fn, args, kwargs)
     grid3 = _grid3(grid, bound)
     consts = _interp.constexpr_names(jit_fn)
-    targs, scalars, constexprs = _collect_args(bound, consts)
     window = owner.window
     pids = (window or Window()).pids(grid3) if grid3[0] * grid3[1] * grid3[2] else np.zeros(0, np.int32)
     pids = np.sort(pids)
     window_text = window.describe(grid3) if window is not None and pids.size else None
+    total = int(pids.size)
+    workers = owner.workers if owner.workers is not None else parallel.auto_workers(total)
+    workers = max(1, min(int(workers), total // 2 if total >= 2 else 1))
+    if workers > 1 and not parallel.available():
+        workers = 1
+    if workers > 1:
+        try:
+            _share(bound)
+        except Exception:  # noqa: BLE001 - a storage that cannot be shared: record in-process
+            workers = 1
+    targs, scalars, constexprs = _collect_args(bound, consts)
 
     instr = LoopInstrumenter()
     loops = LoopState(0)
     rec = _Recorder(targs, loops)
     progress, cancel = owner.progress, owner.cancel
-    total = int(pids.size)
-    done = [0]
     last = [time.perf_counter()]
 
-    def before_program(pid: int) -> None:
-        if cancel is not None and cancel():
-            raise TraceCancelled(f"trace cancelled after {done[0]} of {total} programs")
-        rec.pid = pid
-        loops.reset()
-        done[0] += 1
-        if progress is not None and (done[0] & 7) == 0:
-            now = time.perf_counter()
-            if now - last[0] >= _PROGRESS_EVERY_S:
-                last[0] = now
-                progress(f"tracing {done[0]}/{total} programs", done[0] / max(1, total))
+    def report(done: int) -> None:
+        now = time.perf_counter()
+        if progress is not None and now - last[0] >= _PROGRESS_EVERY_S:
+            last[0] = now
+            progress(f"tracing {done}/{total} programs", done / max(1, total))
 
     name = jit_fn.fn.__name__
     with _interpreter_backend().activate([jit_fn]):
         kernel = _interp.rewrite(jit_fn, instr.visit, {LOOPS_NAME: loops})
-        loops.n = len(instr.loops)
+        n_loops = len(instr.loops)
+        loops.n = n_loops
         loops.reset()
         rec.code = kernel.__code__
+
+        def describe(e: BaseException) -> tuple[str, str]:
+            err = _kernel_error(e, rec.pid, grid3, kernel.__code__, name)
+            return err.message, err.detail
+
         if progress is not None:
             progress(f"tracing 0/{total} programs", 0.0)
-        with _interp.hooks(rec.on_access):
-            try:
-                _interp.run_programs(kernel, jit_fn, bound, grid3, pids, before_program)
-            except TraceCancelled:
-                raise
-            except Exception as e:
-                raise _kernel_error(e, rec.pid, grid3, kernel.__code__, name) from e
+        with _interp.hooks(rec.on_access), \
+                _interp.prepared(kernel, jit_fn, bound, grid3, check_overflow=owner.check_overflow) as run:
+            if workers == 1:
+                done = [0]
+
+                def before_program(pid: int) -> None:
+                    if cancel is not None and cancel():
+                        raise TraceCancelled(f"trace cancelled after {done[0]} of {total} programs")
+                    rec.pid = pid
+                    loops.reset()
+                    done[0] += 1
+                    if (done[0] & 7) == 0:
+                        report(done[0])
+
+                try:
+                    run(pids, before_program)
+                except TraceCancelled:
+                    raise
+                except Exception as e:
+                    message, detail = describe(e)
+                    raise InterpreterFault(message, detail=detail) from e
+                parts = [rec.export(n_loops)]
+            else:
+                def child(part: np.ndarray, tick: Callable[[int], None]) -> dict[str, np.ndarray]:
+                    done = [0]
+
+                    def before_program(pid: int) -> None:
+                        rec.pid = pid
+                        loops.reset()
+                        done[0] += 1
+                        if (done[0] & 7) == 0:
+                            tick(done[0])
+
+                    run(part, before_program)
+                    return rec.export(n_loops)
+
+                try:
+                    parts = parallel.run_forked(np.array_split(pids, workers), child, on_progress=report,
+                                                cancel=cancel, describe_error=describe)
+                except parallel.ChildFailed as e:
+                    if e.message == "cancelled":
+                        raise TraceCancelled("trace cancelled while recording") from None
+                    raise InterpreterFault(e.message, detail=e.detail) from None
     t1 = time.perf_counter()
     if progress is not None:
         progress("deriving maps", 1.0)
-    done_ = _finish(rec, targs, len(instr.loops))
+    done_ = _finish(parts, targs)
     tensors = [a.info for a in targs]
     maps, stats = derive(tensors, done_.events, pids)
     t2 = time.perf_counter()
@@ -534,7 +655,7 @@ def _record(owner: RecordingK, jit_fn: Any, grid: Any, args: tuple, kwargs: dict
         source_first_line=first, loop_lines=instr.lines, loop_parents=list(instr.parents),
         n_sms=owner.n_sms, programs_per_sm=owner.programs_per_sm,
         wave=waves(pids, owner.n_sms, owner.programs_per_sm), triton_version=triton.__version__,
-        record_s=t1 - t0, derive_s=t2 - t1, launch_index=owner.launch_index, kernel_fn=name)
+        record_s=t1 - t0, derive_s=t2 - t1, launch_index=owner.launch_index, kernel_fn=name, workers=workers)
 
 
 def _run_plain(jit_fn: Any, grid: Any, args: tuple, kwargs: dict) -> None:
@@ -562,14 +683,27 @@ def _as_window(window: Window | str | tuple[int, int] | None) -> Window | None:
 def trace_launch(launch: Callable[[Any], Any], *, kernel: str = "", values: dict[str, Any] | None = None,
                  window: Window | str | tuple[int, int] | None = None, n_sms: int = 132,
                  programs_per_sm: int = 1, launch_index: int = 0, progress: Progress | None = None,
-                 cancel: Cancel | None = None) -> Trace:
+                 cancel: Cancel | None = None, workers: int | None = None, check_overflow: bool = False) -> Trace:
     """Trace one launch made by ``launch(K)`` (which calls ``K(jit_fn)[grid](*args, **kwargs)``
-    with CPU tensors). ``window``: a ``Window``, its text ("0:256", "0:8,0:4") or (start, stop)
-    of linear ids; only those programs run. Raises TraceUnsupported, TraceCancelled,
-    InterpreterFault (the kernel failed; message names program and line) or ValueError."""
+    with CPU tensors; launch options such as ``num_warps`` are accepted and ignored).
+
+    - ``window``: a ``Window``, its text ("0:256", "0:8,0:4") or (start, stop) of linear ids;
+      only those programs run, and ``Trace.window`` says so;
+    - ``n_sms`` / ``programs_per_sm``: the wave model (``Trace.wave``); H200: 132 SMs;
+    - ``launch_index``: which launch of the launcher to record (earlier ones run unrecorded);
+    - ``progress(stage, fraction)``: "tracing N/M programs" at most ~10 times a second, then
+      "deriving maps"; ``cancel()``: polled between programs, true -> TraceCancelled;
+    - ``workers``: processes recording parts of the grid (Linux, fork); None = as many as the
+      CPUs allow for this grid, 1 = in this process. Tensor storages move to shared memory;
+    - ``check_overflow``: a debug run: int32 overflow and ``tl.device_assert`` raise (off, as in
+      the plain interpreter: arithmetic wraps as on the GPU, and faster — see ``_interp.prepared``).
+
+    Raises TraceUnsupported (a missing interpreter hook, named), TraceCancelled,
+    InterpreterFault (the kernel failed; the message names program and source line) or
+    ValueError (bad arguments, window or grid)."""
     k = RecordingK(launch_index=launch_index, window=_as_window(window), n_sms=n_sms,
                    programs_per_sm=programs_per_sm, progress=progress, cancel=cancel, kernel=kernel,
-                   values=values)
+                   values=values, workers=workers, check_overflow=check_overflow)
     launch(k)
     if k.trace is None:
         raise ValueError(f"the launcher made {k.n_launches} launch(es); launch {launch_index} never happened")
@@ -578,10 +712,11 @@ def trace_launch(launch: Callable[[Any], Any], *, kernel: str = "", values: dict
 
 def trace_spec(spec: Any, values: dict[str, Any] | None = None, seed: int = 0,
                window: Window | str | tuple[int, int] | None = None, n_sms: int = 132, programs_per_sm: int = 1,
-               progress: Progress | None = None, cancel: Cancel | None = None, launch_index: int = 0) -> Trace:
+               progress: Progress | None = None, cancel: Cancel | None = None, launch_index: int = 0,
+               workers: int | None = None, check_overflow: bool = False) -> Trace:
     """Trace a registered kernel: validate ``values`` (ValidationError names the field), build the
     inputs on the CPU with ``seed``, poison floating outputs with NaN, run ``spec.launch`` with a
-    recording K."""
+    recording K. Other arguments as for ``trace_launch``."""
     import torch
 
     cfg = spec.config(dict(values or {}))
@@ -594,7 +729,7 @@ def trace_spec(spec: Any, values: dict[str, Any] | None = None, seed: int = 0,
     shown = {k: v for k, v in cfg.items() if not str(k).startswith("_")}
     return trace_launch(lambda K: spec.launch(K, tensors, cfg), kernel=spec.name, values=shown, window=window,
                         n_sms=n_sms, programs_per_sm=programs_per_sm, launch_index=launch_index,
-                        progress=progress, cancel=cancel)
+                        progress=progress, cancel=cancel, workers=workers, check_overflow=check_overflow)
 
 
 def trace(request: TraceRequest, progress: Progress | None = None, cancel: Cancel | None = None) -> TraceResult:
@@ -613,7 +748,8 @@ def trace(request: TraceRequest, progress: Progress | None = None, cancel: Cance
         except ValueError as e:
             raise ValidationError(str(e), "window") from None
         tr = trace_spec(spec, request.values, seed=request.seed, window=window, n_sms=request.n_sms,
-                        programs_per_sm=request.programs_per_sm, progress=progress, cancel=cancel)
+                        programs_per_sm=request.programs_per_sm, progress=progress, cancel=cancel,
+                        workers=request.workers, check_overflow=request.check_overflow)
         return TraceResult(request=request, trace=tr)
     except ValueError as e:
         if isinstance(e, ValidationError):

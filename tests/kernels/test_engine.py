@@ -173,11 +173,26 @@ def test_cancel_between_stages():
     assert r.error.kind == "cancelled" and r.check is None
 
 
-def test_footprint_estimate_allocates_nothing_and_counts_inputs_and_outputs():
+def test_input_plan_knows_every_tensor_without_allocating():
     cfg = vector_add.config({"N": 1 << 30, "dtype": "fp16"})  # 6 GiB if it were allocated
-    fp = engine.estimate_footprint(vector_add, cfg)
-    assert fp.tensor_bytes == 3 * cfg["N"] * 2
-    assert fp.tensors["out"][0] == (cfg["N"],) and fp.tensors["x"][1] == "float16"
+    plan = engine.plan_inputs(vector_add, cfg)
+    assert plan.final_bytes == 3 * 2 * (1 << 30)
+    assert plan.tensors["x"] == ((1 << 30,), "float16", 2 << 30)
+    assert plan.largest_temp == 4 << 30  # drawn in float32, then cast
+    assert plan.check_bytes == (8 + 8 + 32) << 30  # float64: x and y upcast; out, ref and diff
+
+
+def test_allocation_guard_refuses_before_allocating():
+    from kernels.errors import ResourceError
+
+    with engine.AllocationGuard({"cpu": 10_000}, field="N") as g:
+        x = torch.randn(1000, generator=torch.Generator())  # 4000 bytes
+        y = x.to(torch.float16)  # 2000 more
+        assert g.used["cpu"] == 6000
+        with pytest.raises(ResourceError) as ei:
+            torch.empty((50, 50), dtype=torch.float64)  # 20000 bytes: refused before allocation
+    assert ei.value.field == "N" and "too large for host memory" in ei.value.message
+    assert "empty(50, 50) float64" in ei.value.message and y.dtype == torch.float16
 
 
 # ---------------------------------------------------------------------------------------------
@@ -203,6 +218,9 @@ def test_helpers_and_triton_language_jit_functions_run_under_the_interpreter(tes
     with pytest.raises(Exception, match="outside of the scope of a kernel"):
         InterpretedFunction(_helper_kernel.fn)[(1,)](x, x, torch.empty(64), 64, BLOCK_SIZE=64)
     r = _run("test_helper", N=1000, BLOCK_SIZE=128)
+    assert r.error is None and r.check.passed and r.grid == (8,)
+    # and again: the interpreter caches its rewrite of tl.cdiv, which must still work
+    r = _run("test_helper", N=500, BLOCK_SIZE=64)
     assert r.error is None and r.check.passed and r.grid == (8,)
     # the module's globals and triton.language are restored after the run
     from triton.runtime.jit import JITFunction

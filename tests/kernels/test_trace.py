@@ -19,9 +19,24 @@ import triton.language as tl
 
 import kernels.catalog  # noqa: F401  (registers the bundled kernels)
 from kernels.spec import REGISTRY
-from kernels.trace import (NO_PROGRAM, OP_ATOMIC, OP_LOAD, OP_STORE, SEVERAL, TraceCancelled, TraceRequest,
-                           TraceUnsupported, Window, footprint, summary_lines, trace, trace_launch, trace_spec,
-                           wave_footprint)
+from kernels.trace import (
+    NO_PROGRAM,
+    OP_ATOMIC,
+    OP_LOAD,
+    OP_STORE,
+    SEVERAL,
+    TraceCancelled,
+    TraceRequest,
+    TraceUnsupported,
+    Window,
+    footprint,
+    rewave,
+    summary_lines,
+    trace,
+    trace_launch,
+    trace_spec,
+    wave_footprint,
+)
 from kernels.trace.model import OOB_OUTSIDE_STORAGE, OOB_OUTSIDE_VIEW
 
 
@@ -95,6 +110,13 @@ def one_per_program(out_ptr, GX: tl.constexpr):
     x = tl.program_id(0)
     y = tl.program_id(1)
     tl.store(out_ptr + y * GX + x, 1.0)
+
+
+@triton.jit
+def overflow_index(x_ptr, out_ptr, SCALE: tl.constexpr):
+    i = tl.arange(0, 4)
+    j = i * SCALE  # 2 * 2**30 overflows int32
+    tl.store(out_ptr + i, tl.load(x_ptr + j // SCALE))
 
 
 @triton.jit
@@ -245,6 +267,11 @@ def test_matmul_grouped_order_k_steps_and_wave_footprint():
     assert set(fps["a_ptr"].rows_read().tolist()) == want_rows
     c_written = np.isin(expected, [0, 1, 2, 3])
     assert np.array_equal(fps["c_ptr"].written, c_written)
+    # the compile facts' occupancy (2 programs/SM on 4 SMs): wave 0 holds the first 8 programs
+    tr2 = rewave(tr, 4, 2)
+    assert tr2.wave.tolist() == [p // 8 for p in range(12)] and tr.wave.tolist() == [p // 4 for p in range(12)]
+    assert np.array_equal(next(f for f in wave_footprint(tr2, 0) if f.tensor == "c_ptr").written,
+                          np.isin(expected, range(8)))
     # one K step only: the slab of A at step 2
     step2 = {f.tensor: f for f in footprint(tr, [0], iters={0: 2})}
     assert np.flatnonzero(step2["a_ptr"].read.any(axis=0)).tolist() == list(range(2 * bs, 3 * bs))
@@ -297,6 +324,27 @@ def test_ignoring_the_view_stride_reads_gaps_outside_the_view():
         [(r, 2, OOB_OUTSIDE_VIEW, "in_ptr") for r in range(5)]
     assert recs[0].example_offsets == (1, 3) and recs[2].example_offsets == (21, 23)
     assert torch.equal(out, base[1:, :5])  # gaps are memory-safe: they ran as written
+
+
+@triton.jit
+def read_span(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))  # runs past x, into y
+
+
+def test_one_access_spanning_two_tensors_is_attributed_lane_by_lane():
+    buf = torch.randn(1024)
+    x, y = buf[:512], buf[512:]  # two arguments, one storage
+    out = torch.full((1024,), float("nan"))
+    tr = trace_launch(lambda K: K(read_span)[(1,)](x, y, out, BLOCK=1024))
+    ev = tr.events
+    loads = np.flatnonzero(ev.op == OP_LOAD).tolist()
+    assert [tr.tensors[ev.tensor[e]].name for e in loads] == ["x_ptr", "y_ptr"]
+    assert ev.line[loads].tolist() == [_line(read_span, "tl.load")] * 2
+    for e in loads:
+        assert np.array_equal(_lanes(tr, e), np.arange(512))
+    assert np.all(tr.maps_of("y_ptr").reader == 0) and np.all(tr.maps_of("x_ptr").n_reads == 1)
+    assert torch.equal(out, buf) and tr.oob == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -445,7 +493,8 @@ def _pristine():
 
     return (tl.load, tl.store, tl.core.load, interp.InterpretedFunction.__dict__["__call__"],
             interp._get_np_dtype, sorted(k for k in vars(interp.interpreter_builder) if k.startswith("create_")),
-            tl.cdiv, interp._patch_lang_tensor, "__index__" in vars(tl.core.tensor))
+            tl.cdiv, interp._patch_lang_tensor, "__index__" in vars(tl.core.tensor),
+            interp.interpreter_builder.options)
 
 
 def test_missing_hook_raises_trace_unsupported_naming_it(monkeypatch):
@@ -474,6 +523,21 @@ def test_kernel_failure_names_program_and_line_and_restores_everything():
     trace_spec(REGISTRY.get("matmul"), {"M": 16, "N": 16, "K": 16, "BLOCK_M": 16, "BLOCK_N": 16,
                                         "BLOCK_K": 16, "dtype": "fp32"})
     assert _pristine() == before  # also after a kernel calling jit helpers (tl.cdiv)
+
+
+def test_int32_overflow_wraps_as_on_gpu_unless_checked():
+    # the plain interpreter (debug off) wraps too; check_overflow=True is a debug run that raises
+    from kernels.errors import InterpreterFault
+
+    x = torch.arange(4, dtype=torch.float32)
+    _guard = torch.zeros(8192)
+    out = torch.full((4,), float("nan"))
+    tr = trace_launch(lambda K: K(overflow_index)[(1,)](x, out, SCALE=2 ** 30))
+    # i = 2, 3 wrap to negative offsets (-2, -1): in front of x, flagged, and switched off
+    assert out[:2].tolist() == [0.0, 1.0]
+    assert sum(r.count for r in tr.oob) == 2 and tr.oob[0].line == _line(overflow_index, "tl.load")
+    with pytest.raises(InterpreterFault, match="overflow"):
+        trace_launch(lambda K: K(overflow_index)[(1,)](x, out, SCALE=2 ** 30), check_overflow=True)
 
 
 def test_cancel_and_progress():
@@ -550,3 +614,49 @@ def test_cli_trace_prints_summary_and_writes_files(tmp_path, capsys):
     assert rc == 2 and err.startswith("error:") and "BLOCK_SIZE" in err and len(err.strip().splitlines()) == 1
     rc = main(["trace", "vector_add", "--window", "x"])
     assert rc == 2 and "bad window" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# recording in forked processes
+
+
+def _same_trace(a, b):
+    for k in ("program", "op", "tensor", "line", "iters", "n_active", "n_masked", "n_oob", "lane_start", "elements"):
+        assert np.array_equal(getattr(a.events, k), getattr(b.events, k)), k
+    for ma, mb in zip(a.maps, b.maps, strict=True):
+        for k in ("writer", "reader", "n_reads", "n_writes", "n_readers", "n_atomic"):
+            assert np.array_equal(getattr(ma, k), getattr(mb, k)), k
+    assert a.oob == b.oob
+
+
+@pytest.mark.skipif(not __import__("kernels.trace.parallel", fromlist=["x"]).available(), reason="needs fork")
+def test_forked_workers_record_the_same_trace_and_their_stores_land():
+    spec = REGISTRY.get("softmax_looped")
+    vals = {"M": 8, "N": 300, "BLOCK_SIZE": 128, "dtype": "fp32"}
+    one = trace_spec(spec, vals, workers=1)
+    two = trace_spec(spec, vals, workers=2)
+    assert (one.workers, two.workers) == (1, 2)
+    _same_trace(one, two)
+    # outputs written by the children reach the parent (shared memory), atomics included
+    x = torch.randint(0, 8, (1000,), generator=torch.Generator().manual_seed(2), dtype=torch.int32)
+    counts = torch.zeros(8, dtype=torch.int32)
+    trace_launch(lambda K: K(histogram)[(8,)](x, counts, 1000, BLOCK=128), workers=2)
+    assert counts.numpy().tolist() == np.bincount(x.numpy(), minlength=8).tolist()
+    a, b, o = torch.randn(1000), torch.randn(1000), torch.full((1000,), float("nan"))
+    _g = torch.zeros(8192)
+    t1 = trace_launch(lambda K: K(add_nomask)[(4,)](a, b, o, BLOCK=256), workers=2)
+    assert torch.equal(o, a + b) and sum(r.count for r in t1.oob) == 72
+
+
+@pytest.mark.skipif(not __import__("kernels.trace.parallel", fromlist=["x"]).available(), reason="needs fork")
+def test_forked_workers_report_errors_and_cancel():
+    from kernels.errors import InterpreterFault
+
+    before = _pristine()
+    x = torch.randn(16)
+    with pytest.raises(InterpreterFault, match=r"program \d+ .* at line"):
+        trace_launch(lambda K: K(fails_midway)[(4,)](x, BLOCK=16), workers=2)
+    assert _pristine() == before
+    with pytest.raises(TraceCancelled):
+        trace_spec(REGISTRY.get("vector_add"), {"N": 1 << 16, "BLOCK_SIZE": 256}, workers=2, cancel=lambda: True)
+    assert _pristine() == before

@@ -1,0 +1,156 @@
+"""QtWorker: the GUI's handle on the worker process, as a QObject with signals.
+
+``app.client.WorkerClient`` calls its callbacks on its own dispatcher thread. Here every callback
+only *emits a signal*; because this QObject lives on the GUI thread, Qt delivers each emission to
+the window's slots queued on the GUI thread (an emission from another thread to a receiver of
+this thread is always queued). So the window never touches a widget from the client's threads,
+and the client's thread never waits on the GUI.
+
+The QtWorker also remembers what kind each submitted generation was, so a ``result(gen, obj)``
+can be routed without looking at the object's type, and which generations are still owed an
+answer (``pending``): the client drops the answers of superseded requests silently, so a newer
+``run`` forgets the older ``run`` here too.
+
+No torch, no triton: this module imports ``app.client`` only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from kernels.results import ErrorInfo
+from views import theme
+
+from .client import SUPERSEDING_KINDS, WorkerClient
+from .settings import DEFAULT_TIMEOUT_S
+
+__all__ = ["QtWorker"]
+
+
+class QtWorker(QObject):
+    """Signals (all delivered on the GUI thread):
+
+    - ``hello(dict)``: a worker is up (first start and every restart): backends, infos, versions;
+    - ``stateChanged(str)``: starting | ready | busy | crashed | restarting | stopped;
+    - ``progress(int gen, str stage, float fraction)``;
+    - ``point(int gen, object SweepPoint)``: one finished point of a running sweep;
+    - ``result(int gen, str kind, object payload)``: the answer of a request;
+    - ``error(int gen, str kind, object ErrorInfo)``: the request failed as a whole (timeout,
+      cancel, worker crash, an exception in the worker);
+    - ``log(int gen, str level, str text)``: warnings the worker logged.
+    """
+
+    hello = Signal(object)
+    stateChanged = Signal(str)
+    progress = Signal(int, str, float)
+    point = Signal(int, object)
+    result = Signal(int, str, object)
+    error = Signal(int, str, object)
+    log = Signal(int, str, str)
+    # internal: carry the client's callbacks (any thread) to the GUI thread
+    _sig_result = Signal(int, object)
+    _sig_error = Signal(int, object)
+
+    def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S, parent: QObject | None = None,
+                 **client_kw: Any) -> None:
+        theme.protect_singletons()  # signals cross threads from here on (see theme)
+        super().__init__(parent)
+        self._timeout_s = timeout_s
+        self._client_kw = client_kw
+        self._client: WorkerClient | None = None
+        self._kinds: dict[int, str] = {}
+        self._sig_result.connect(self._on_result)
+        self._sig_error.connect(self._on_error)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the worker process (returns at once; ``hello`` follows in a few seconds)."""
+        if self._client is not None:
+            return
+        self._client = WorkerClient(
+            on_progress=lambda g, s, f: self.progress.emit(g, s, f),
+            on_point=lambda g, p: self.point.emit(g, p),
+            on_result=lambda g, r: self._sig_result.emit(g, r),
+            on_error=lambda g, e: self._sig_error.emit(g, e),
+            on_state=lambda s: self.stateChanged.emit(s),
+            on_log=lambda g, lvl, text: self.log.emit(g, lvl, text),
+            on_hello=lambda h: self.hello.emit(h),
+            default_timeout_s=self._timeout_s,
+            **self._client_kw,
+        )
+
+    @property
+    def started(self) -> bool:
+        return self._client is not None
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Stop the worker and leave no process behind (idempotent)."""
+        c = self._client
+        if c is not None:
+            c.close(timeout=timeout)
+        self._kinds.clear()
+
+    # -- requests ------------------------------------------------------------------------------
+    def submit(self, kind: str, payload: Any = None, timeout_s: float | None = None) -> int:
+        """Queue a request; returns its generation. Starts the worker if it is not running."""
+        if self._client is None:
+            self.start()
+        assert self._client is not None
+        gen = self._client.submit(kind, payload, timeout_s)
+        if kind in SUPERSEDING_KINDS:
+            # the client drops an older request of this kind without a word: forget it here too
+            for g in [g for g, k in self._kinds.items() if k == kind and g < gen]:
+                del self._kinds[g]
+        self._kinds[gen] = kind
+        return gen
+
+    def cancel(self) -> bool:
+        """Ask the running request to stop (queued ones fail at once as cancelled)."""
+        return self._client.cancel() if self._client is not None else False
+
+    def pending(self) -> dict[int, str]:
+        """Generation -> kind of the requests still owed an answer."""
+        return dict(self._kinds)
+
+    def pending_kinds(self) -> set[str]:
+        return set(self._kinds.values())
+
+    def kind_of(self, gen: int) -> str | None:
+        return self._kinds.get(gen)
+
+    # -- facts ---------------------------------------------------------------------------------
+    @property
+    def state(self) -> str:
+        return self._client.state if self._client is not None else "stopped"
+
+    @property
+    def pid(self) -> int | None:
+        return self._client.pid if self._client is not None else None
+
+    @property
+    def hello_info(self) -> dict | None:
+        return self._client.hello if self._client is not None else None
+
+    @property
+    def client(self) -> WorkerClient | None:
+        return self._client
+
+    def set_timeout(self, seconds: float) -> None:
+        """The default run/trace timeout (and a sweep's longest wait for its next point)."""
+        self._timeout_s = float(seconds)
+        if self._client is not None:
+            self._client.default_timeout_s = float(seconds)
+
+    # -- internals (GUI thread) ----------------------------------------------------------------
+    def _on_result(self, gen: int, payload: Any) -> None:
+        kind = self._kinds.pop(gen, None)
+        if kind is not None:
+            self.result.emit(gen, kind, payload)
+
+    def _on_error(self, gen: int, err: Any) -> None:
+        kind = self._kinds.pop(gen, None)
+        if kind is not None:
+            info = err if isinstance(err, ErrorInfo) else ErrorInfo("internal", str(err))
+            self.error.emit(gen, kind, info)

@@ -1,0 +1,294 @@
+"""How fast the window comes up, and whether the event loop stays responsive while work runs.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_gui.py startup [--repeat 5]
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_gui.py stall      # 4096-program trace, 24-point sweep
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_gui.py live       # throughput plot, 1000 points
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_gui.py all [--json]
+
+- startup: wall time from launching a fresh ``python`` process to the first paint of the main
+  window (through ``app.main_window.main``, as ``python -m app`` runs it). Target < 1.5 s.
+- stall: a QTimer fires every 10 ms on the GUI thread and records the largest gap between two
+  ticks while (a) a 4096-program vector-add trace runs in the worker and is then drawn, and (b) a
+  24-point sweep streams its points in. A gap is the longest time the window could not react to
+  the user. Target < 50 ms. The time ``GridView.set_trace`` itself takes is reported apart,
+  because it runs on the GUI thread by design.
+- live: 1000 runs added to the throughput plot one per event-loop turn, each followed by a full
+  repaint; time per add (mean, p99, max).
+
+Qt runs offscreen unless QT_QPA_PLATFORM says otherwise; settings, history and caches go to a
+temporary folder, never the user's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def _isolated_env() -> dict[str, str]:
+    tmp = tempfile.mkdtemp(prefix="tilescope-bench-")
+    env = dict(os.environ)
+    for var in ("TILESCOPE_CACHE_DIR", "TILESCOPE_CONFIG_DIR", "TILESCOPE_DATA_DIR"):
+        env[var] = os.path.join(tmp, var.lower())
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    env["PYTHONPATH"] = os.pathsep.join(x for x in (str(ROOT), env.get("PYTHONPATH", "")) if x)
+    return env
+
+
+# ---------------------------------------------------------------------------------------------
+# startup
+
+
+def _startup_child() -> None:
+    """Runs in the fresh process: open the window the way ``python -m app`` does, note the time
+    of its first paint, close it (which stops the worker) and print the times as JSON."""
+    t_launch = float(os.environ["TILESCOPE_BENCH_T0"])
+    t_main = time.time()
+    from PySide6.QtCore import QEvent, QObject, QTimer
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    app = QApplication(sys.argv[:1])
+    t_qt = time.time()
+    import app.main_window as mw
+
+    t_import = time.time()
+    marks: dict[str, float] = {}
+
+    class FirstPaint(QObject):
+        def eventFilter(self, obj, ev):  # noqa: N802 (Qt's name)
+            if (not marks and ev.type() == QEvent.Type.Paint and isinstance(obj, QWidget)
+                    and isinstance(obj.window(), mw.MainWindow)):
+                marks["paint"] = time.time()
+                QTimer.singleShot(0, lambda: [w.close() for w in app.topLevelWidgets()
+                                              if isinstance(w, mw.MainWindow)])
+            return False
+
+    f = FirstPaint()
+    app.installEventFilter(f)
+    mw.main([])
+    print(json.dumps({
+        "first_paint_s": marks["paint"] - t_launch,
+        "python_start_s": t_main - t_launch,
+        "qapplication_s": t_qt - t_main,
+        "import_window_s": t_import - t_qt,
+        "build_show_paint_s": marks["paint"] - t_import,
+    }))
+
+
+def bench_startup(repeat: int = 5) -> dict:
+    runs = []
+    env = _isolated_env()
+    for _ in range(repeat):
+        env["TILESCOPE_BENCH_T0"] = repr(time.time())
+        out = subprocess.run([sys.executable, __file__, "_startup_child"], env=env, capture_output=True,
+                             text=True, timeout=120)
+        if out.returncode != 0:
+            raise SystemExit(f"startup child failed:\n{out.stderr[-3000:]}")
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    firsts = [r["first_paint_s"] for r in runs]
+    return {
+        "first_paint_median_s": statistics.median(firsts),
+        "first_paint_max_s": max(firsts),
+        "runs": runs,
+        "target_s": 1.5,
+        "platform": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# stall probe
+
+
+class _Probe:
+    """A 10 ms QTimer on the GUI thread; ``max_gap_ms`` is the longest time between two ticks."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.gaps: list[float] = []
+        self._last: float | None = None
+        self.timer = QTimer()
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        if self._last is not None:
+            self.gaps.append((now - self._last) * 1000)
+        self._last = now
+
+    def start(self) -> None:
+        self.gaps, self._last = [], None
+        self.timer.start()
+
+    def stop(self) -> dict:
+        self.timer.stop()
+        g = sorted(self.gaps)
+        return {"max_gap_ms": round(g[-1], 1) if g else None,
+                "p99_gap_ms": round(g[int(0.99 * (len(g) - 1))], 1) if g else None,
+                "ticks": len(g)}
+
+
+def _wait(pred, timeout: float) -> None:
+    from PySide6.QtTest import QTest
+
+    end = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > end:
+            raise TimeoutError("benchmark step timed out")
+        QTest.qWait(5)
+
+
+def bench_stall() -> dict:
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([])  # noqa: F841
+    from app.history import History
+    from app.main_window import MainWindow
+    from app.settings import Settings
+
+    tmp = Path(tempfile.mkdtemp(prefix="tilescope-bench-"))
+    win = MainWindow(settings=Settings.load(tmp / "s.json"), history=History.open(tmp / "h.db"))
+    win.resize(1600, 1000)
+    win.show()
+    _wait(win.run_action.isEnabled, 120)
+    win.panel.set_backend("interpreter")
+    out: dict = {}
+
+    # time the GUI-thread drawing separately
+    draw: dict[str, list[float]] = {"set_trace": [], "add_point": []}
+
+    def timed(obj, name, key):
+        orig = getattr(obj, name)
+
+        def wrapper(*a, **k):
+            t = time.perf_counter()
+            try:
+                return orig(*a, **k)
+            finally:
+                draw[key].append((time.perf_counter() - t) * 1000)
+        setattr(obj, name, wrapper)
+
+    timed(win.grid, "set_trace", "set_trace")
+    timed(win.sweep_view, "add_point", "add_point")
+    probe = _Probe()
+
+    # (a) a 4096-program trace
+    win.select_kernel("vector_add", {"BLOCK_SIZE": 64, "N": 64 * 4096})
+    probe.start()
+    t0 = time.perf_counter()
+    win.trace()
+    _wait(lambda: win.grid.trace() is not None and win.grid.trace().n_programs == 4096, 600)
+    t_done = time.perf_counter() - t0
+    _wait(lambda: False if time.perf_counter() - t0 < t_done + 0.3 else True, 5)  # a few frames after
+    out["trace_4096"] = {**probe.stop(), "request_to_drawn_s": round(t_done, 2),
+                         "set_trace_ms": round(draw["set_trace"][-1], 1)}
+
+    # (b) a 24-point sweep (6 block sizes x 4 sizes)
+    win.select_kernel("vector_add", {"BLOCK_SIZE": 256, "N": 1000})
+    probe.start()
+    t0 = time.perf_counter()
+    win.start_sweep({"BLOCK_SIZE": [32, 64, 128, 256, 512, 1024], "N": [1000, 2000, 4000, 8000]})
+    _wait(lambda: win.session.sweep is not None and win.session.sweep.finished, 600)
+    t_done = time.perf_counter() - t0
+    _wait(lambda: False if time.perf_counter() - t0 < t_done + 0.3 else True, 5)
+    pts = draw["add_point"]
+    out["sweep_24"] = {**probe.stop(), "points": win.session.sweep.done, "wall_s": round(t_done, 2),
+                       "add_point_max_ms": round(max(pts), 1) if pts else None,
+                       "add_point_mean_ms": round(statistics.mean(pts), 2) if pts else None}
+    win.close()
+    out["target_max_gap_ms"] = 50
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# live plot
+
+
+def bench_live(n: int = 1000) -> dict:
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([])
+    from views.demo_results import demo_run_results
+    from views.throughput_view import ThroughputView
+
+    view = ThroughputView("GB/s")
+    view.resize(700, 420)
+    view.show()
+    results = demo_run_results(n)
+    per_add: list[float] = []
+    for r in results:
+        t = time.perf_counter()
+        view.add_result(r)
+        view.flush()
+        view.plot.viewport().repaint()  # the paint a timer-driven redraw would do, made synchronous
+        app.processEvents()
+        per_add.append((time.perf_counter() - t) * 1000)
+    last100 = sorted(per_add[-100:])
+    view.close()
+    return {"points": n, "mean_ms": round(statistics.mean(per_add), 2),
+            "p99_ms": round(sorted(per_add)[int(0.99 * (n - 1))], 2), "max_ms": round(max(per_add), 1),
+            "last_100_median_ms": round(last100[len(last100) // 2], 2)}
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["_startup_child"]:
+        _startup_child()
+        return 0
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("what", choices=("startup", "stall", "live", "all"))
+    p.add_argument("--repeat", type=int, default=5, help="startup runs (default 5)")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    env = _isolated_env()
+    for k in ("TILESCOPE_CACHE_DIR", "TILESCOPE_CONFIG_DIR", "TILESCOPE_DATA_DIR", "QT_QPA_PLATFORM"):
+        os.environ[k] = env[k]
+    from views import theme
+
+    theme.protect_singletons()
+    res = {}
+    if args.what in ("startup", "all"):
+        res["startup"] = bench_startup(args.repeat)
+    if args.what in ("live", "all"):
+        res["live"] = bench_live()
+    if args.what in ("stall", "all"):
+        res["stall"] = bench_stall()
+    if args.json:
+        print(json.dumps(res, indent=1))
+        return 0
+    if "startup" in res:
+        s = res["startup"]
+        print(f"startup: first paint median {s['first_paint_median_s']:.2f} s, max {s['first_paint_max_s']:.2f} s "
+              f"(target {s['target_s']} s, {s['platform']})")
+        r = s["runs"][0]
+        print("  first run: " + ", ".join(f"{k} {v:.3f}" for k, v in r.items()))
+    if "live" in res:
+        v = res["live"]
+        print(f"live plot: {v['points']} adds, each with a full repaint: mean {v['mean_ms']} ms, "
+              f"p99 {v['p99_ms']} ms, max {v['max_ms']} ms (last 100 median {v['last_100_median_ms']} ms)")
+    if "stall" in res:
+        a, b = res["stall"]["trace_4096"], res["stall"]["sweep_24"]
+        print(f"stall, 4096-program trace: max gap {a['max_gap_ms']} ms (p99 {a['p99_gap_ms']} ms); "
+              f"GridView.set_trace {a['set_trace_ms']} ms; request to drawn {a['request_to_drawn_s']} s")
+        print(f"stall, 24-point sweep: max gap {b['max_gap_ms']} ms (p99 {b['p99_gap_ms']} ms); "
+              f"add_point mean {b['add_point_mean_ms']} ms, max {b['add_point_max_ms']} ms; {b['wall_s']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
