@@ -476,8 +476,10 @@ def format_bench(rows: list[dict[str, Any]]) -> str:
 
 
 def _open_gui(argv: list[str]) -> int:
+    import importlib
+
     try:
-        import app.main_window as main_window
+        main_window = importlib.import_module("app.main_window")  # Qt is imported only here
     except ModuleNotFoundError as e:
         if e.name == "app.main_window":
             print("error: the GUI is not available in this install (app.main_window is missing); "

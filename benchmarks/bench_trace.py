@@ -6,10 +6,12 @@
 
 Each case runs in a fresh child process (so RSS figures are that case's alone) and prints:
 
-- plain: the same launch on the plain interpreter (the engine's interpreter backend, run after
-  the traces so its memory does not hide theirs), wall clock —
-  the floor the tracer cannot beat by hooking alone;
+- plain: the same launch on the plain interpreter (the engine's interpreter backend), wall
+  clock, run after the traces so that its memory does not hide theirs — the reference the
+  tracer's overhead is judged against (the tracer skips some dead work of the interpreter and
+  records parts of the grid in forked processes, so it usually comes out faster);
 - trace: ``trace_spec`` end to end (record + derived maps), with its record / derive split;
+  ``--repeat N`` traces N times and gives best and median (this box is shared: load varies);
 - RSS: growth of the resident set while the trace is alive (current minus before, and the peak
   minus before), measured with psutil / getrusage.
 

@@ -13,6 +13,11 @@ Entry points:
   ``launch(K)`` that calls ``K(jit_fn)[grid](...)`` with CPU tensors (ad-hoc kernels);
 - ``trace(request: TraceRequest, progress, cancel) -> TraceResult``: the worker's entry point.
 
+Large grids: ``window=`` runs a range of programs (or a box of the grid) only; on Linux the
+programs are split over forked recording processes (``workers=None``: as many as the CPUs
+allow; ``workers=1``: in this process). Queries for the grid view are in ``maps``
+(``wave_footprint``, ``footprint``, ``rewave``, ``per_program_grid``); ``render`` draws a PNG.
+
 ``kernels.trace.model`` (the data) and ``kernels.trace.maps`` (queries) import neither torch nor
 triton; importing this package does not import them either until a trace is taken.
 """

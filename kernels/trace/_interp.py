@@ -13,6 +13,10 @@ leans on. So the tracer reaches it only through this narrow interface:
   of the grid, or one part of it per forked process);
 - ``constexpr_names(jit_fn)``.
 
+While a launch is prepared, ``_faster_interpreter`` also makes three result-preserving changes
+(helpers patched and rewritten once per run, a memoized ``_get_np_dtype``, the dead overflow
+check skipped) and one fix (Triton 3.6's ``__index__`` under NumPy 2); see there.
+
 Checked against Triton 3.6 and 3.9. They differ in the builder's signatures
 (``create_masked_load(ptrs, mask, other, cache_modifier, eviction_policy, is_volatile)`` in 3.6,
 ``(ptrs, mask, other, cache_policy, is_volatile)`` in 3.9; stores likewise) — the hooks take the

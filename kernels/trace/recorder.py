@@ -20,6 +20,7 @@ poisoned with NaN); ``trace(request)`` serves the worker pipe.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from bisect import bisect_right
 from collections.abc import Callable
@@ -129,8 +130,11 @@ def _collect_args(bound: dict[str, Any], consts: set[str]) -> tuple[list[_Arg], 
         if arg is not None:
             tensors.append(arg)
             return True
-        if isinstance(value, tuple) and value and any(walk(f"{name}[{i}]", v) for i, v in enumerate(value)):
-            return True
+        if isinstance(value, tuple) and value:
+            found = [walk(f"{name}[{i}]", v) for i, v in enumerate(value)]
+            return any(found)
+        if _is_descriptor(value):  # a TensorDescriptor: its loads and stores address its base
+            return walk(f"{name}.base", value.base)
         return False
 
     for name, value in bound.items():
@@ -139,6 +143,10 @@ def _collect_args(bound: dict[str, Any], consts: set[str]) -> tuple[list[_Arg], 
         elif not walk(name, value):
             scalars[name] = _plain(value)
     return tensors, scalars, constexprs
+
+
+def _is_descriptor(v: Any) -> bool:
+    return hasattr(v, "block_shape") and hasattr(getattr(v, "base", None), "untyped_storage")
 
 
 def _plain(v: Any) -> Any:
@@ -538,12 +546,23 @@ def _share(bound: dict[str, Any]) -> None:
         elif isinstance(v, tuple):
             for x in v:
                 walk(x)
+        elif _is_descriptor(v):
+            walk(v.base)
 
     for v in bound.values():
         walk(v)
 
 
+#: the interpreter's builder is one object per process: one trace at a time (other threads wait)
+_ONE_AT_A_TIME = threading.Lock()
+
+
 def _record(owner: RecordingK, jit_fn: Any, grid: Any, args: tuple, kwargs: dict) -> Trace:
+    with _ONE_AT_A_TIME:
+        return _record_locked(owner, jit_fn, grid, args, kwargs)
+
+
+def _record_locked(owner: RecordingK, jit_fn: Any, grid: Any, args: tuple, kwargs: dict) -> Trace:
     import triton
 
     from . import parallel
@@ -662,7 +681,7 @@ def _run_plain(jit_fn: Any, grid: Any, args: tuple, kwargs: dict) -> None:
     bound = _bind(jit_fn, args, kwargs)
     grid3 = _grid3(grid, bound)
     pids = np.arange(grid3[0] * grid3[1] * grid3[2], dtype=np.int64)
-    with _interpreter_backend().activate([jit_fn]):
+    with _ONE_AT_A_TIME, _interpreter_backend().activate([jit_fn]):
         kernel = _interp.rewrite(jit_fn)
         _interp.run_programs(kernel, jit_fn, bound, grid3, pids)
 

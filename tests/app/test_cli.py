@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
+import kernels.engine  # noqa: F401  (the in-process tests below run the engine: torch and triton load here)
+from kernels import userfile
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -156,8 +158,6 @@ def test_a_failing_check_exits_1_with_the_table(tmp_path, capsys):
     bad = good.replace("NAME", "cli_bad").replace("mask = offs < n", "mask = offs < n - 7")
     f = tmp_path / "bad_kernel.py"
     f.write_text(bad)
-    from kernels import userfile
-
     try:
         code = main(["run", "cli_bad", "--file", str(f), "-s", "N=100", "-b", "interpreter"])
     finally:

@@ -477,6 +477,21 @@ def test_box_window_on_a_2d_grid():
     assert out.sum().item() == 4.0
 
 
+def test_launch_index_records_a_later_launch_after_running_the_earlier_one():
+    a = torch.zeros(3, 4)
+    b = torch.full((3, 4), float("nan"))
+
+    def launch(K):
+        K(one_per_program)[(4, 3)](a, GX=4)  # launch 0: runs unrecorded, fills a with ones
+        K(copy_rows)[(3,)](a, b, 4, 4, 1, BLOCK=4)  # launch 1: recorded
+
+    tr = trace_launch(launch, launch_index=1)
+    assert tr.kernel_fn == "copy_rows" and tr.launch_index == 1 and tr.grid == (3, 1, 1)
+    assert torch.equal(b, torch.ones(3, 4))
+    with pytest.raises(ValueError, match="launch 5 never happened"):
+        trace_launch(launch, launch_index=5)
+
+
 def test_window_text_forms():
     assert Window.parse("0:256") == Window(start=0, stop=256)
     assert Window.parse("2:4,1:3").pids((8, 4, 1)).tolist() == [10, 11, 18, 19]
