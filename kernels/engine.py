@@ -8,7 +8,12 @@ failure is ``RunResult.error`` (kinds: validation, compile, launch, oom, interpr
 cancelled, internal).
 
 Progress is reported as ``progress(stage, fraction)`` with stages "compiling", "running",
-"checking", "timing"; ``cancel()`` is polled between stages.
+"checking", "timing" (then "done"); ``cancel()`` is polled between stages.
+
+Memory: ``plan_inputs`` dry-runs ``make_inputs`` on shapes only, so a problem too large for the
+device (or, on the interpreter, the host) is refused before anything is allocated. Sweeps and
+``bench_all`` reuse one set of inputs across points whose shape/dtype/flag values and planned
+tensors agree: a spec's ``make_inputs`` must draw its data from those values and the seed only.
 """
 
 from __future__ import annotations

@@ -95,6 +95,8 @@ gelu = register(KernelSpec(
     # fp16 stores round to 2**-11 relative, bf16 to 2**-8; fp32 differs from float64 only by
     # erf/exp rounding (a few ulp)
     tolerances={"fp32": (1e-5, 1e-5), "fp16": (1e-3, 2e-3), "bf16": (1e-2, 1e-2)},
+    # more elements per thread gives the erf polynomial's latency more independent work to hide it
+    autotune_configs=tuple({"BLOCK_SIZE": b, "num_warps": w} for b in (1024, 2048, 4096) for w in (4, 8)),
     bench_cases=tuple(
         {"N": 1 << 28, "BLOCK_SIZE": 1024, "num_warps": 4, "dtype": dt, "APPROX_TANH": approx}
         for dt in ("fp32", "fp16") for approx in (False, True)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
 import kernels.engine  # noqa: F401  (the in-process tests below run the engine: torch and triton load here)
+from app.cli import main
 from kernels import userfile
 
 ROOT = Path(__file__).resolve().parents[2]
