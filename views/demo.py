@@ -20,18 +20,15 @@ from typing import Any
 
 import numpy as np
 
+from kernels.trace.maps import derive  # numpy only: the same derivation the tracer uses
 from kernels.trace.model import (
-    NO_PROGRAM,
     OP_ATOMIC,
     OP_LOAD,
     OP_NAMES,
     OP_STORE,
-    SEVERAL,
     AccessTable,
     OOBRecord,
-    ProgramStats,
     TensorInfo,
-    TensorMaps,
     Trace,
 )
 
@@ -166,11 +163,12 @@ class _Recorder:
         programs = (np.arange(n_programs) if recorded is None else np.asarray(recorded)).astype(np.int32)
         window = (None if len(programs) == n_programs else
                   f"programs {programs.min()}..{programs.max()} of {n_programs}")
+        maps, stats = derive(self.tensors, events, programs)
         trace = Trace(
             kernel=kernel, values=values, grid=grid, programs=programs,
             window=window, tensors=self.tensors, scalars=scalars, constexprs=constexprs,
-            events=events, oob=self._oob_records(), maps=derive_maps(events, self.tensors, n_programs),
-            stats=derive_stats(events, self.tensors, programs), source=source,
+            events=events, oob=self._oob_records(), maps=maps,
+            stats=stats, source=source,
             source_file=source_file, source_first_line=first_line, loop_lines=loop_lines,
             loop_parents=loop_parents if loop_parents is not None else [-1] * len(loop_lines),
             n_sms=n_sms, programs_per_sm=1,
@@ -195,79 +193,6 @@ class _Recorder:
         return [OOBRecord(program=p, op=OP_NAMES[op], line=line, count=c,
                           nearest_tensor=self.tensors[t].name, example_offsets=ex)
                 for (p, op, line, t), (c, ex) in sorted(merged.items())]
-
-
-def _who(elements: np.ndarray, programs: np.ndarray, numel: int) -> tuple[np.ndarray, np.ndarray]:
-    """(program per element or NO_PROGRAM/SEVERAL, access count per element), vectorized."""
-    count = np.bincount(elements, minlength=numel).astype(np.int32)
-    lo = np.full(numel, np.iinfo(np.int32).max, np.int32)
-    hi = np.full(numel, -1, np.int32)
-    np.minimum.at(lo, elements, programs)
-    np.maximum.at(hi, elements, programs)
-    who = np.where(count == 0, NO_PROGRAM, np.where(lo == hi, lo, SEVERAL)).astype(np.int32)
-    return who, count
-
-
-def derive_maps(events: AccessTable, tensors: list[TensorInfo], n_programs: int) -> list[TensorMaps]:
-    """Per-element writer/reader maps and counts of every tensor (an atomic both reads and writes)."""
-    lane_event = np.repeat(np.arange(len(events)), events.n_active)
-    lane_idx = np.repeat(events.lane_start, events.n_active) + (
-        np.arange(len(lane_event)) - np.repeat(np.cumsum(events.n_active) - events.n_active,
-                                               events.n_active))
-    elements = events.elements[lane_idx]
-    lane_tensor = events.tensor[lane_event]
-    lane_op = events.op[lane_event]
-    lane_prog = events.program[lane_event]
-    maps = []
-    for t, info in enumerate(tensors):
-        numel = info.numel
-        on_t = lane_tensor == t
-        # as kernels.trace.maps does: reads are loads; writes are stores and atomics
-        rd = on_t & (lane_op == OP_LOAD)
-        wr = on_t & ((lane_op == OP_STORE) | (lane_op == OP_ATOMIC))
-        reader, n_reads = _who(elements[rd], lane_prog[rd], numel)
-        writer, n_writes = _who(elements[wr], lane_prog[wr], numel)
-        n_readers = (reader != NO_PROGRAM).astype(np.int32)
-        # Only elements read by several programs need the distinct-(element, program) count;
-        # sorting just those lanes keeps a 2M-element trace fast.
-        el_rd, pr_rd = elements[rd], lane_prog[rd]
-        shared = reader[el_rd] == SEVERAL
-        if shared.any():
-            key = np.sort(el_rd[shared] * n_programs + pr_rd[shared])
-            key = key[np.concatenate([[True], key[1:] != key[:-1]])]
-            n_readers += np.bincount(key // n_programs, minlength=numel).astype(np.int32)
-            n_readers[reader == SEVERAL] -= 1
-        at = on_t & (lane_op == OP_ATOMIC)
-        n_atomic = np.bincount(elements[at], minlength=numel).astype(np.int32)
-        maps.append(TensorMaps(writer=writer.reshape(info.shape), reader=reader.reshape(info.shape),
-                               n_reads=n_reads.reshape(info.shape),
-                               n_writes=n_writes.reshape(info.shape),
-                               n_readers=n_readers.reshape(info.shape),
-                               n_atomic=n_atomic.reshape(info.shape)))
-    return maps
-
-
-def derive_stats(events: AccessTable, tensors: list[TensorInfo], programs: np.ndarray) -> ProgramStats:
-    """Bytes moved, masked-lane fraction and out-of-bounds lanes per recorded program (indexed
-    by position in ``programs``, as ``Trace.stats`` is)."""
-    n_programs = len(programs)
-    pos_of = np.full(int(programs.max()) + 1 if len(programs) else 1, -1, np.int64)
-    pos_of[programs] = np.arange(n_programs)
-    esize = np.array([t.element_size for t in tensors] + [0], np.int64)[events.tensor]
-    nbytes = events.n_active.astype(np.int64) * esize
-    is_load = (events.op == OP_LOAD) | (events.op == OP_ATOMIC)
-    is_store = (events.op == OP_STORE) | (events.op == OP_ATOMIC)
-    p = pos_of[events.program]
-    lanes = np.bincount(p, weights=events.n_active + events.n_masked + events.n_oob,
-                        minlength=n_programs)
-    masked = np.bincount(p, weights=events.n_masked, minlength=n_programs)
-    return ProgramStats(
-        bytes_loaded=np.bincount(p, weights=nbytes * is_load, minlength=n_programs).astype(np.int64),
-        bytes_stored=np.bincount(p, weights=nbytes * is_store, minlength=n_programs).astype(np.int64),
-        masked_fraction=np.divide(masked, lanes, out=np.zeros(n_programs), where=lanes > 0
-                                  ).astype(np.float32),
-        n_oob=np.bincount(p, weights=events.n_oob, minlength=n_programs).astype(np.int32),
-    )
 
 
 # --------------------------------------------------------------------------------------------
