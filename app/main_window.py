@@ -247,7 +247,6 @@ class MainWindow(QMainWindow):
         self._build_status()
         self._connect()
         self._restore_window()
-        self._refresh_history()
         self._update_actions()
         for w in (self.settings.warning, self.history.warning):
             if w:
@@ -270,6 +269,9 @@ class MainWindow(QMainWindow):
         self.source = SourceView()
         self.compile_view = CompileView()
         self.history_view = HistoryView()
+        # the table sizes its columns to their contents; measured over every row that costs
+        # ~0.6 s per refresh at 500 runs (a stall on every run): measure the first rows only
+        self.history_view.table.horizontalHeader().setResizeContentsPrecision(40)
 
         self.plot_tabs = QTabWidget()
         self.plot_tabs.setObjectName("plot_tabs")
@@ -305,9 +307,9 @@ class MainWindow(QMainWindow):
         self.live_timer = QTimer(self)
         self.live_timer.setSingleShot(True)
         self.live_timer.setInterval(LIVE_DEBOUNCE_MS)
-        self.history_timer = QTimer(self)  # a sweep adds rows quickly: refresh the table at most 5×/s
+        self.history_timer = QTimer(self)  # a sweep adds rows quickly: refresh the table at most 2×/s
         self.history_timer.setSingleShot(True)
-        self.history_timer.setInterval(200)
+        self.history_timer.setInterval(500)
 
     def _action(self, text: str, slot: Callable[..., Any], shortcut: Any = None, tip: str = "",
                 checkable: bool = False, name: str = "") -> QAction:
@@ -502,6 +504,7 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
+            QTimer.singleShot(0, self._refresh_history)  # after the first frame: a long history takes a while
             if self._autostart:
                 # after this show has been painted: the window is up before the worker starts
                 QTimer.singleShot(0, self.start_worker)
@@ -545,7 +548,12 @@ class MainWindow(QMainWindow):
 
     def _on_hello(self, hello: dict) -> None:
         first = not self._ready
+        # after a crash the client loads the user's kernel files into the new worker again, but
+        # its hello lists the catalog only: keep the user's kernels meanwhile
+        kept = [i for i in self.session.infos.values() if i.origin and i.origin != "catalog"]
         self.session.set_hello(hello)
+        for i in kept:
+            self.session.infos.setdefault(i.name, i)
         infos = list(self.session.infos.values())
         self.picker.set_kernels(infos)
         self.panel.set_gpu_available(self.session.gpu_available, self.session.gpu_reason)
@@ -687,6 +695,8 @@ class MainWindow(QMainWindow):
     def _on_backend_changed(self, backend: str) -> None:
         self.settings.backend = backend
         self._update_backend_label()
+        if self.live_action.isChecked() and self._ready:
+            self.live_timer.start()
 
     def _update_backend_label(self) -> None:
         b = self.panel.backend()
@@ -1152,7 +1162,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings.window_geometry = settings.window_state = ""
     win = MainWindow(settings=settings, initial_kernel=args.kernel)
     win.show()
-    return int(app.exec())
+    code = int(app.exec())
+    win.worker.close()  # closeEvent did it, unless the loop ended another way (a signal, quit())
+    # delete the window while Qt is still whole: left to the interpreter's teardown, PySide may
+    # destroy the Qt objects in an order that crashes on exit
+    win.deleteLater()
+    app.processEvents()
+    del win
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,6 +4,12 @@ The choice is per run, not per process: Tilescope never sets ``TRITON_INTERPRET`
 gives the launcher its ``K``: on the GPU ``K(fn) = fn`` (the JITFunction compiles and launches),
 under the interpreter ``K(fn) = InterpretedFunction(fn.fn)`` (one twin per function, cached).
 
+Under the interpreter ``K(fn)[grid](...)`` runs the launch program by program through the
+tracer's narrow interface to the interpreter (``kernels.trace._interp``), with every load, store
+and atomic checked first: lanes whose addresses fall outside every tensor argument's storage stop
+the run with ``OutOfBoundsAccess`` (program, op, source line, lane count) *before* memory is
+touched. Unguarded, the interpreter dereferences the address and the process dies of SIGSEGV.
+
 Without ``TRITON_INTERPRET`` nothing turns the *other* jit functions a kernel calls into
 interpreted ones: a kernel's own ``@triton.jit`` helpers, and triton.language's (``tl.max``,
 ``tl.sum``, ``tl.cdiv`` are JITFunctions), refuse to be called outside a compiled kernel. So an
@@ -15,8 +21,10 @@ them on exit. Not thread-safe: one interpreted run at a time (the worker runs on
 from __future__ import annotations
 
 import importlib
+import linecache
 import sys
 import types
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,9 +33,10 @@ from typing import Any
 import triton
 import triton.language as tl
 
-from .errors import BackendUnavailable, InterpreterFault
+from .errors import BackendUnavailable, Cancelled, InterpreterFault, OutOfBoundsAccess
 
 __all__ = [
+    "AccessGuard",
     "Backend",
     "Bf16Probe",
     "INTERPRETER_NOTE",
@@ -185,6 +194,131 @@ _MISSING = object()
 
 
 # ---------------------------------------------------------------------------------------------
+# the interpreter's access guard
+
+_OP_WORDS = {0: "load", 1: "store", 2: "atomic"}  # kernels.trace.model.OP_LOAD/OP_STORE/OP_ATOMIC
+
+
+class AccessGuard:
+    """Checks each access of an interpreted launch against the tensor arguments' storages.
+
+    ``on_access`` is an ``_interp.OnAccess`` hook. The common case costs two reductions and a
+    bisect: every lane (masked ones included) inside one storage. Otherwise the active lanes are
+    checked one by one (vectorized ``searchsorted``), and any outside every storage raise
+    ``OutOfBoundsAccess`` before the builder's real load/store runs."""
+
+    def __init__(self, args: list[Any], grid: tuple[int, int, int], code: Any, kernel_name: str) -> None:
+        spans = sorted((a.storage_ptr, a.storage_ptr + a.storage_nbytes, a.info.name, a.info.element_size)
+                       for a in args if a.storage_nbytes)
+        self.spans = spans
+        merged: list[list[int]] = []
+        for lo, hi, _, _ in spans:
+            if merged and lo <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], hi)
+            else:
+                merged.append([lo, hi])
+        self.starts_l = [m[0] for m in merged]
+        self.ends_l = [m[1] for m in merged]
+        self.grid = grid
+        self.code = code
+        self.kernel_name = kernel_name
+        self.pid = -1
+
+    def _inside_one(self, lo: int, hi: int) -> bool:
+        i = bisect_right(self.starts_l, lo) - 1
+        return i >= 0 and hi < self.ends_l[i]
+
+    def on_access(self, op: int, ptrs: Any, mask: Any) -> None:
+        import numpy as np
+
+        if ptrs.size == 0 or self._inside_one(int(ptrs.min()), int(ptrs.max())):
+            return None
+        if mask is None:
+            act = ptrs.reshape(-1)
+        else:
+            act = ptrs[np.broadcast_to(mask, ptrs.shape)]
+        if act.size == 0 or self._inside_one(int(act.min()), int(act.max())):
+            return None
+        starts = np.array(self.starts_l, dtype=np.uint64)
+        ends = np.array(self.ends_l, dtype=np.uint64)
+        idx = np.searchsorted(starts, act, side="right") - 1
+        inside = (idx >= 0) & (act < ends[np.maximum(idx, 0)])
+        if bool(inside.all()):
+            return None
+        raise self._violation(op, act, ~inside)
+
+    def _violation(self, op: int, act: Any, bad: Any) -> OutOfBoundsAccess:
+        word = _OP_WORDS.get(op, "access")
+        n_bad, n_act = int(bad.sum()), int(act.size)
+        first = int(act[bad][0])
+        line, text, file = self._line()
+        gx, gy, _ = self.grid
+        pid = self.pid
+        xyz = (pid % gx, (pid // gx) % gy, pid // (gx * gy)) if pid >= 0 else ()
+        where = f" at line {line}" + (f" `{text}`" if text else "") if line > 0 else ""
+        msg = (f"out-of-bounds {word} in {self.kernel_name}: program {pid} {xyz}{where}: {n_bad} of {n_act} "
+               f"active lanes address memory outside every tensor argument ({self._nearest(first)}); "
+               f"stopped before the {word} touched memory (on a GPU: an illegal memory access). "
+               "Trace this run to see every lane.")
+        detail = (f"kernel {self.kernel_name}, grid {self.grid}, program {pid} {xyz}\n"
+                  f"source: {file}:{line}\n" if line > 0 else f"kernel {self.kernel_name}, program {pid}\n")
+        detail += "tensor arguments (storage byte ranges):\n" + "\n".join(
+            f"  {name}: 0x{lo:x}..0x{hi:x} ({(hi - lo) // max(1, es)} elements of {es} B)"
+            for lo, hi, name, es in self.spans)
+        bad_addrs = act[bad][:8].tolist()
+        detail += "\nfirst out-of-bounds addresses: " + ", ".join(f"0x{int(a):x}" for a in bad_addrs)
+        return OutOfBoundsAccess(msg, detail=detail)
+
+    def _nearest(self, a: int) -> str:
+        best = None
+        for lo, hi, name, es in self.spans:
+            if a >= hi:
+                d, text = a - hi, f"the first is {(a - hi) // max(1, es) + 1} elements past the end of {name}"
+            elif a < lo:
+                d, text = lo - a, f"the first is {-(-(lo - a) // max(1, es))} elements before the start of {name}"
+            else:
+                continue
+            if best is None or d < best[0]:
+                best = (d, text)
+        return best[1] if best is not None else "the kernel has no tensor arguments"
+
+    def _line(self) -> tuple[int, str, str]:
+        """(line, its text, file) of the kernel's frame making the access (0 when not found)."""
+        f = sys._getframe(2)
+        while f is not None and f.f_code is not self.code:
+            f = f.f_back
+        if f is None:
+            return 0, "", ""
+        file = f.f_code.co_filename
+        return f.f_lineno, linecache.getline(file, f.f_lineno).strip(), file
+
+
+def _find_cause(e: BaseException, kind: type) -> BaseException | None:
+    seen = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, kind):
+            return e
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return None
+
+
+class _GuardedLaunch:
+    """What ``K(fn)`` is under the interpreter: ``[grid](*args, **kwargs)`` runs every program
+    with the access guard on, polling ``cancel`` and reporting ``progress`` between programs."""
+
+    def __init__(self, backend: Backend, fn: Any) -> None:
+        self.backend = backend
+        self.fn = fn
+
+    def __getitem__(self, grid: Any) -> Callable[..., None]:
+        return lambda *args, **kwargs: self.backend._run_guarded(self.fn, grid, args, kwargs)
+
+    def __getattr__(self, name: str) -> Any:  # anything else a launcher uses: the plain twin's
+        return getattr(interpreted(self.fn), name)
+
+
+# ---------------------------------------------------------------------------------------------
 # backends
 
 
@@ -196,28 +330,85 @@ class Backend:
     device: str
     device_name: str
     notes: list[str] = field(default_factory=list)
+    #: notes of the runs inside the current ``activate()`` (e.g. the guard was unavailable)
+    run_notes: list[str] = field(default_factory=list)
     _swapper: _Swapper | None = field(default=None, repr=False)
+    _rewrites: dict[int, Any] = field(default_factory=dict, repr=False)
+    _cancel: Callable[[], bool] | None = field(default=None, repr=False)
+    _progress: Callable[[int, int], None] | None = field(default=None, repr=False)
 
     @property
     def is_interpreter(self) -> bool:
         return self.name == "interpreter"
 
     def K(self, fn: Any) -> Any:
-        """What the launcher calls ``K(jit_fn)``: the function this backend runs."""
+        """What the launcher calls ``K(jit_fn)``: the function this backend runs (under the
+        interpreter, a guarded launch of the function's interpreted twin)."""
         if not self.is_interpreter:
             return fn
-        twin = interpreted(fn)
+        interpreted(fn)  # refuses autotune wrappers and non-jit functions with a clear message
         if self._swapper is not None:  # a kernel not listed in spec.kernels: swap its helpers too
             self._swapper.swap_globals_of(fn)
-        return twin
+        return _GuardedLaunch(self, fn)
+
+    def _run_guarded(self, fn: Any, grid: Any, args: tuple, kwargs: dict) -> None:
+        """One interpreted launch, program by program, every access checked first."""
+        from .trace import _interp, recorder
+        from .trace.errors import TraceUnsupported
+
+        try:
+            _interp.require()
+        except TraceUnsupported as e:  # a Triton without the hooks: run unguarded, and say so
+            note = f"out-of-bounds accesses are not checked on this Triton ({e.message})"
+            if note not in self.run_notes:
+                self.run_notes.append(note)
+            interpreted(fn)[grid](*args, **kwargs)
+            return
+        bound = recorder._bind(fn, args, kwargs)
+        grid3 = recorder._grid3(grid, bound)
+        targs = recorder._collect_args(bound, _interp.constexpr_names(fn))[0]
+        kernel = self._rewrites.get(id(fn))
+        if kernel is None:
+            kernel = self._rewrites[id(fn)] = _interp.rewrite(fn)
+        guard = AccessGuard(targs, grid3, kernel.__code__, fn.fn.__name__)
+        n = grid3[0] * grid3[1] * grid3[2]
+        cancel, progress = self._cancel, self._progress
+        step = max(1, n // 50)
+
+        def before_program(pid: int) -> None:
+            if cancel is not None and cancel():
+                raise Cancelled(f"cancelled while running program {pid} of {n}")
+            guard.pid = pid
+            if progress is not None and pid % step == 0:
+                progress(pid, n)
+
+        import numpy as np
+
+        with recorder._ONE_AT_A_TIME:
+            try:
+                with _interp.hooks(guard.on_access), _interp.prepared(kernel, fn, bound, grid3) as run:
+                    run(np.arange(n, dtype=np.int64), before_program)
+            except (Cancelled, OutOfBoundsAccess):
+                raise
+            except Exception as e:
+                # an access guard's refusal inside a jit helper comes back wrapped
+                oob = _find_cause(e, OutOfBoundsAccess)
+                if oob is not None:
+                    raise oob from None
+                raise recorder._kernel_error(e, guard.pid, grid3, kernel.__code__, fn.fn.__name__) from e
 
     @contextmanager
-    def activate(self, kernels: Iterable[Any] = ()) -> Iterator[Callable[[Any], Any]]:
+    def activate(self, kernels: Iterable[Any] = (), cancel: Callable[[], bool] | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> Iterator[Callable[[Any], Any]]:
         """Context of one run; yields ``K``. Under the interpreter the jit helpers the kernels
-        can reach (their modules' globals, triton.language) are interpreted twins inside."""
+        can reach (their modules' globals, triton.language) are interpreted twins inside;
+        ``cancel()`` is polled and ``progress(program, n_programs)`` called between programs."""
         if not self.is_interpreter:
             yield self.K
             return
+        self.run_notes = []
+        self._rewrites = {}
+        self._cancel, self._progress = cancel, progress
         snapshot = _LanguageSnapshot()
         swapper = _Swapper()
         try:
@@ -235,6 +426,8 @@ class Backend:
             yield self.K
         finally:
             self._swapper = None
+            self._rewrites = {}
+            self._cancel = self._progress = None
             swapper.restore()
             snapshot.restore()
 

@@ -509,13 +509,25 @@ def _run_spec(res: RunResult, spec: KernelSpec, req: RunRequest, st: _State,
     # -- launch ----------------------------------------------------------------------------------
     st.stage = "launch"
     cfg_run = dict(cfg)
-    with be.activate(spec.kernels) as K:
+
+    t_next = [time.perf_counter() + 0.5]
+
+    def program_progress(pid: int, n: int) -> None:
+        # interpreted launches run program by program: a long one reports how far it got
+        # (the stage stays "running"; a short one reports nothing more)
+        now = time.perf_counter()
+        if progress is not None and now >= t_next[0]:
+            t_next[0] = now + 0.25
+            progress("running", 0.05 + 0.25 * pid / max(1, n))
+
+    with be.activate(spec.kernels, cancel=cancel, progress=program_progress) as K:
         t_launch = time.perf_counter()
         ret = spec.launch(K, tensors, cfg_run)
         if not be.is_interpreter:
             _tick(progress, None, "running", 0.3)
             torch.cuda.synchronize()
         launch_ms = (time.perf_counter() - t_launch) * 1e3
+        st.notes.extend(n for n in be.run_notes if n not in st.notes)
     grid = cfg_run.get("_grid")
     res.grid = tuple(int(g) for g in grid) if grid is not None else ()
     if grid is None:

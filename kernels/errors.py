@@ -19,6 +19,7 @@ __all__ = [
     "CompileError",
     "InterpreterFault",
     "LaunchError",
+    "OutOfBoundsAccess",
     "ResourceError",
     "TilescopeError",
     "UserFileError",
@@ -55,6 +56,17 @@ class LaunchError(TilescopeError):
     """The kernel compiled but failed while launching or running on the device."""
 
     kind = "launch"
+
+
+class OutOfBoundsAccess(TilescopeError):
+    """An interpreted kernel addressed memory outside every tensor argument's storage.
+
+    Raised by the interpreter backend's access guard *before* the load or store touches memory
+    (unguarded, the interpreter would read or write an arbitrary address and crash the process,
+    as an illegal address does on a GPU). The message names the program, the op, the source line
+    and how many lanes were out of bounds."""
+
+    kind = "out_of_bounds"
 
 
 class InterpreterFault(TilescopeError):

@@ -9,8 +9,9 @@ to the GUI process (which never imports the catalog, torch or triton) and be che
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 __all__ = [
     "DTYPES",

@@ -92,7 +92,7 @@ class CheckResult:
     n_inf: int
     error_map: np.ndarray | None = None  # float32, the output's shape: |out - ref| (inf where unwritten)
     reason: str = ""  # one line: why it failed (or a note why it passed with caveats)
-    others: list["CheckResult"] = field(default_factory=list)  # further outputs (e.g. LayerNorm mean/rstd)
+    others: list[CheckResult] = field(default_factory=list)  # further outputs (e.g. LayerNorm mean/rstd)
 
 
 @dataclass

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import inspect
 import textwrap
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 from .params import Param, Rule, Validation, ValidationError, validate
 from .results import KernelInfo

@@ -156,3 +156,21 @@ def test_qt_worker_delivers_callbacks_on_the_gui_thread(qtbot):
     assert w.state == "stopped" and pid is not None
     with pytest.raises(ProcessLookupError):  # close() waited for it and reaped it
         os.kill(pid, 0)
+
+
+def test_damaged_settings_and_history_are_reported_at_start(qtbot, tmp_path):
+    # A corrupt file must not stop the app, and the user must be told what happened to it.
+    from app.history import History
+    from app.main_window import MainWindow
+    from app.settings import Settings
+
+    (tmp_path / "settings.json").write_text("{not json")
+    (tmp_path / "history.db").write_bytes(b"garbage, not sqlite")
+    w = MainWindow(settings=Settings.load(tmp_path / "settings.json"),
+                   history=History.open(tmp_path / "history.db"), autostart=False)
+    qtbot.addWidget(w)
+    w.show()
+    text = w.banner.text()
+    assert w.banner.level() == "warning" and "settings" in text and "history" in text and "moved" in text
+    assert not w.run_action.isEnabled() and "starting worker" in w.stage_text()
+    w.close()

@@ -24,6 +24,8 @@ from PySide6.QtWidgets import QSlider
 from app.history import History
 from app.main_window import MainWindow
 from app.settings import Settings
+from kernels.results import ErrorInfo
+from views.history_view import CompareDialog
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "triton")
@@ -339,6 +341,13 @@ def test_errors_show_a_message_and_the_next_run_works(qtbot, win, tmp_path):
     assert r.error is None and r.check.passed and win.correctness.badge.text() == "PASS"
     assert win.banner.topic() != "run"
 
+    # a validation error the worker reports names its field: the field is marked, the message shown
+    win._show_error(ErrorInfo("validation", "N=500 is too large for this device", field="N"), "run")
+    assert win.panel.is_marked("N") and "too large" in win.panel.error_for("N")
+    assert "validation: N=500 is too large" in win.banner.text()
+    type_into(qtbot, win, "N", "600")  # the next edit revalidates and clears the mark
+    assert not win.panel.is_marked("N")
+
 
 def test_live_mode_reruns_once_after_a_burst_of_edits(qtbot, win):
     pick(qtbot, win, "vector_add")
@@ -371,11 +380,27 @@ def test_history_and_settings_survive_a_restart_and_closing_mid_run_leaves_no_pr
 
     w2 = make_window(home)
     try:
-        assert w2.history_view.rows() and len(w2.history_view.rows()) == n_runs  # before the worker is up
         w2.show()
+        wait_until(lambda: len(w2.history_view.rows()) == n_runs, 5, "the history rows")
+        assert not w2.run_action.isEnabled()  # listed before the worker is even up
         wait_ready(w2)
         assert w2.session.kernel == "vector_add" and w2.picker.current_name() == "vector_add"
         assert w2.panel.values()["BLOCK_SIZE"] == 128 and w2.panel.values()["N"] == 3000
+
+        # the history panel puts a past run back, compares two, exports all
+        hv = w2.history_view
+        first, second = sorted(r["id"] for r in hv.rows())[:2]  # the first run, the first sweep point
+        hv.select_ids([first])
+        qtbot.mouseClick(hv.reload_button, Qt.MouseButton.LeftButton)
+        assert w2.panel.values()["BLOCK_SIZE"] == 256 and w2.panel.values()["N"] == 1000
+        hv.select_ids([first, second])
+        qtbot.mouseClick(hv.compare_button, Qt.MouseButton.LeftButton)
+        dlg = hv.findChild(CompareDialog)
+        assert dlg is not None and dlg.isVisible() and "BLOCK_SIZE" in dlg.differing()
+        dlg.close()
+        csv_path = home / "runs.csv"
+        assert w2.export_history(str(csv_path), "csv") == n_runs
+        assert len(csv_path.read_text().strip().splitlines()) == n_runs + 1
 
         # a long trace (16384 programs), and the window closes while it runs
         w2.panel.set_values({"BLOCK_SIZE": 16, "N": 16 * 16384})
@@ -413,12 +438,14 @@ def test_the_gui_process_never_imported_torch_or_triton():
         w.run(); w.trace(); w.start_sweep({"BLOCK_SIZE": [128, 256]})
         wait(lambda: w.session.sweep.finished and w.grid.trace() is not None and w.throughput.results())
         w.close()
-        print(sorted(m for m in ("torch", "triton") if m in sys.modules))
+        print(sorted(m for m in ("torch", "triton") if m in sys.modules), flush=True)
+        import os
+        os._exit(0)  # the answer is printed; Qt's teardown at exit is not what this test is about
     """)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                       timeout=120)
-    assert r.returncode == 0, r.stderr[-2000:]
+    r = subprocess.run([sys.executable, "-X", "faulthandler", "-c", code], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, f"rc {r.returncode}\nstdout: {r.stdout[-1000:]}\nstderr: {r.stderr[-3000:]}"
     assert r.stdout.strip().splitlines()[-1] == "[]", r.stdout
 
 
