@@ -56,6 +56,9 @@ def _add_config_args(p: argparse.ArgumentParser, sweep: bool) -> None:
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.add_argument("--no-torch", action="store_true", help="do not time the torch equivalent")
     p.add_argument("--verbose", "-v", action="store_true", help="print error details")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="run in a worker process and stop it after SECONDS (a sweep: without a new "
+                        "point); a kernel that never ends cannot hang the command")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -261,7 +264,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     req = RunRequest(kernel=spec.name, values=values, backend=args.backend, seed=args.seed,
                      bench=not args.no_bench, torch_baseline=not args.no_torch,
                      keep_asm=bool(args.asm and args.json), keep_error_map=False, user_file=args.file)
-    res = engine.run(req)
+    res = _in_worker("run", req, args.timeout) if args.timeout is not None else engine.run(req)
     if args.json:
         _print_json(res)
         if res.error is not None:
@@ -271,6 +274,36 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _error_exit(res.error, args.verbose)
     print(format_run(res))
     return EXIT_OK if res.ok else EXIT_FAILED
+
+
+class _Failed(Exception):
+    """A request that failed as a whole in the worker (timeout, crash): one error line, exit 1."""
+
+    def __init__(self, info: Any) -> None:
+        super().__init__(info.message)
+        self.info = info
+
+
+def _in_worker(kind: str, req: Any, timeout_s: float) -> Any:
+    """Run ``req`` in a worker child process that is killed after ``timeout_s`` (the in-process
+    engine cannot stop a kernel that never ends: a GPU hang never returns to Python)."""
+    from app.client import WorkerClient, WorkerError
+
+    if not timeout_s > 0:
+        raise CliError(f"--timeout must be a positive number of seconds, got {timeout_s:g}")
+    with WorkerClient(default_timeout_s=timeout_s) as client:
+        if not client.wait_ready(300):
+            tail = " | ".join(client.stderr_tail(3))
+            raise CliError(f"the worker process did not start{': ' + tail if tail else ''}")
+        if req.user_file:
+            try:
+                client.call("load_file", req.user_file, timeout=max(timeout_s, 60.0))
+            except WorkerError as e:
+                raise CliError(e.info.message) from None
+        try:
+            return client.call(kind, req)
+        except WorkerError as e:
+            raise _Failed(e.info) from None
 
 
 def format_run(res: Any) -> str:
@@ -359,7 +392,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     req = SweepRequest(kernel=spec.name, base=base, axes=axes, backend=args.backend, seed=args.seed,
                        torch_baseline=not args.no_torch, user_file=args.file)
     progress = _stderr_progress() if sys.stderr.isatty() and not args.json else None
-    res = engine.sweep(req, progress=progress)
+    res = (_in_worker("sweep", req, args.timeout) if args.timeout is not None
+           else engine.sweep(req, progress=progress))
     if res.error is not None and not res.points:
         if args.json:
             _print_json(res)
@@ -507,6 +541,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except _Failed as e:  # a timeout or a worker crash: the kernel's fault, not the input's
+        return _error_exit(e.info)
     except SystemExit as e:  # --help
         return int(e.code or 0) if isinstance(e.code, int) else EXIT_USAGE
     except KeyboardInterrupt:

@@ -9,7 +9,6 @@ the dialog, not as a failed point later. Points that break a cross-parameter rul
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -26,33 +25,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kernels.params import Param, ValidationError, parse_value
+from kernels.params import ValidationError
 from kernels.results import KernelInfo
 from views import theme
 
-from .session import combinations_breaking_rules, sweep_default_values
+from .session import combinations_breaking_rules, parse_axis_values, sweep_default_values
 
 __all__ = ["SweepDialog", "parse_axis_values"]
 
 #: more points than this make an interpreter sweep take minutes: the dialog says so
 _MANY_POINTS = 64
-
-
-def parse_axis_values(p: Param, text: str) -> list[Any]:
-    """Parse ``"64, 128 256"`` into checked values of ``p``; raises ValidationError naming the
-    first bad one. Duplicates are dropped, the order kept."""
-    parts = [t for t in re.split(r"[,\s;]+", text.strip()) if t]
-    if not parts:
-        raise ValidationError(f"{p.name}: give at least one value", p.name)
-    out: list[Any] = []
-    for t in parts:
-        v = parse_value(p, t)
-        why = p.check(v)
-        if why:
-            raise ValidationError(why, p.name)
-        if v not in out:
-            out.append(v)
-    return out
 
 
 def _text(values: list[Any]) -> str:

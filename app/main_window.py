@@ -69,11 +69,12 @@ from .session import (
     format_values,
     history_row_from_record,
     output_tensor_index,
+    square_fold,
     writer_text,
 )
 from .settings import Settings
 
-__all__ = ["LIVE_DEBOUNCE_MS", "MainWindow", "MessageBanner", "main", "square_fold"]
+__all__ = ["LIVE_DEBOUNCE_MS", "MainWindow", "MessageBanner", "main"]
 
 #: Live mode re-runs this long after the last valid parameter change
 LIVE_DEBOUNCE_MS = 300
@@ -85,16 +86,6 @@ _STATE_TEXT = {"starting": "starting worker…", "ready": "ready", "busy": "busy
 
 
 
-
-def square_fold(n: int) -> int:
-    """Row width for drawing a 1-D output of ``n`` elements as a square-ish error map (a power of
-    two, so rows start at round indices). The error map keeps its aspect ratio: folded by block
-    (4 rows of 256) it would be a hairline, folded square it is readable; hovering works by flat
-    index either way."""
-    w = 8
-    while w * w < n and w < 4096:
-        w *= 2
-    return w
 
 
 # ---------------------------------------------------------------------------------------------
@@ -264,7 +255,7 @@ class MainWindow(QMainWindow):
         self.panel.title.setWordWrap(True)
         self.grid = GridView()
         self.throughput = ThroughputView()
-        self.sweep_view = SweepView()
+        self._sweep_view: SweepView | None = None  # built after the first frame (see sweep_view)
         self.correctness = CorrectnessView()
         self.source = SourceView()
         self.compile_view = CompileView()
@@ -276,7 +267,10 @@ class MainWindow(QMainWindow):
         self.plot_tabs = QTabWidget()
         self.plot_tabs.setObjectName("plot_tabs")
         self.plot_tabs.addTab(self.throughput, "Throughput")
-        self.plot_tabs.addTab(self.sweep_view, "Sweep")
+        self._sweep_placeholder = QLabel("Run a sweep (Sweep…) to see throughput against the swept parameters.")
+        self._sweep_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.plot_tabs.addTab(self._sweep_placeholder, "Sweep")
+        self.plot_tabs.currentChanged.connect(lambda i: self.sweep_view if i == 1 else None)
 
         self.banner = MessageBanner()
         self.grid_placeholder = QLabel(
@@ -475,7 +469,6 @@ class MainWindow(QMainWindow):
         self.grid.accessLineHovered.connect(self._on_access_line)
         self.correctness.elementHovered.connect(self._on_check_element)
         self.throughput.pointClicked.connect(self._on_throughput_point)
-        self.sweep_view.pointClicked.connect(self._on_sweep_point)
         self.history_view.reloadRequested.connect(self.reload_run)
         self.history_view.compareRequested.connect(self._compare_runs)
         self.history_view.exportRequested.connect(self.export_history)
@@ -497,6 +490,26 @@ class MainWindow(QMainWindow):
         self.live_action.setChecked(bool(self.settings.live))
         self.live_action.blockSignals(False)
 
+    @property
+    def sweep_view(self) -> SweepView:
+        """The sweep plot. Built on first use, or right after the first frame: its two plots cost
+        a tenth of a second or more that the window's first appearance need not wait for."""
+        if self._sweep_view is None:
+            view = SweepView()
+            view.pointClicked.connect(self._on_sweep_point)
+            info = self.session.info()
+            if info is not None:
+                view.set_metric(info.metric)
+            current = self.plot_tabs.currentIndex()
+            self.plot_tabs.blockSignals(True)
+            self.plot_tabs.removeTab(1)
+            self.plot_tabs.insertTab(1, view, "Sweep")
+            self.plot_tabs.setCurrentIndex(current)
+            self.plot_tabs.blockSignals(False)
+            self._sweep_placeholder.deleteLater()
+            self._sweep_view = view
+        return self._sweep_view
+
     # ------------------------------------------------------------------------------------------
     # lifecycle
 
@@ -504,7 +517,9 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
-            QTimer.singleShot(0, self._refresh_history)  # after the first frame: a long history takes a while
+            # after the first frame: a long history takes a while, the sweep plot is not on screen
+            QTimer.singleShot(0, self._refresh_history)
+            QTimer.singleShot(0, lambda: self.sweep_view)
             if self._autostart:
                 # after this show has been painted: the window is up before the worker starts
                 QTimer.singleShot(0, self.start_worker)
@@ -955,6 +970,9 @@ class MainWindow(QMainWindow):
 
     def _show_error(self, err: ErrorInfo, topic: str) -> None:
         text = f"{err.kind}: {err.message}"
+        if err.kind == "cancelled":  # what the user asked for: say so quietly
+            self.statusBar().showMessage(f"{topic} cancelled", 5000)
+            return
         if err.kind == "validation" and err.field:
             if self.panel.mark_field(err.field, err.message):
                 self.panel.editor(err.field).setFocus()

@@ -11,12 +11,13 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from kernels.params import Param, validate
+from kernels.params import Param, ValidationError, parse_value, validate
 from kernels.results import KernelInfo, RunRequest, RunResult, SweepPoint, SweepRequest
 from kernels.trace.model import NO_PROGRAM, SEVERAL, Trace, TraceRequest
 
@@ -26,10 +27,23 @@ __all__ = [
     "format_values",
     "history_row_from_record",
     "output_tensor_index",
+    "parse_axis_values",
+    "square_fold",
     "combinations_breaking_rules",
     "sweep_default_values",
     "writer_text",
 ]
+
+
+def square_fold(n: int) -> int:
+    """Row width for drawing a 1-D output of ``n`` elements as a square-ish error map (a power of
+    two, so rows start at round indices). The error map keeps its aspect ratio: folded by block
+    (4 rows of 256) it would be a hairline, folded square it is readable; hovering works by flat
+    index either way."""
+    w = 8
+    while w * w < n and w < 4096:
+        w *= 2
+    return w
 
 
 def format_values(values: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
@@ -275,3 +289,20 @@ def combinations_breaking_rules(info: KernelInfo, base: dict[str, Any],
             bad += 1
             first = first or next(iter(res.errors.values()))
     return bad, first
+
+
+def parse_axis_values(p: Param, text: str) -> list[Any]:
+    """Parse ``"64, 128 256"`` into checked values of ``p``; raises ValidationError naming the
+    first bad one. Duplicates are dropped, the order kept."""
+    parts = [t for t in re.split(r"[,\s;]+", text.strip()) if t]
+    if not parts:
+        raise ValidationError(f"{p.name}: give at least one value", p.name)
+    out: list[Any] = []
+    for t in parts:
+        v = parse_value(p, t)
+        why = p.check(v)
+        if why:
+            raise ValidationError(why, p.name)
+        if v not in out:
+            out.append(v)
+    return out

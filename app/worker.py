@@ -24,6 +24,7 @@ What keeps the pipe and the process healthy:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import queue
@@ -36,7 +37,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from .protocol import PayloadError, ProtocolError, Reply, Request, encode, read_frame
+from .protocol import MAX_FRAME, PayloadError, ProtocolError, Reply, Request, encode, read_frame
 
 __all__ = ["EXIT_GRACE_S", "EXIT_RESTART", "PROGRESS_HZ", "Server", "main", "poisons_cuda"]
 
@@ -88,17 +89,22 @@ class Server:
     # -- output ---------------------------------------------------------------------------------
     def send(self, reply: Reply) -> bool:
         """Write one reply; False when the parent is gone (broken pipe)."""
+        too_big = _oversized(reply.payload)
         try:
+            if too_big:  # refused before pickling gigabytes just to find out
+                raise PayloadError(too_big)
             data = encode(reply)
         except PayloadError as e:
             if reply.kind not in ("result", "point"):
                 print(f"tilescope worker: dropped a {reply.kind} reply: {e}", file=sys.stderr)
                 return True
-            # the request still gets an answer, saying what could not be sent
+            # the request still gets an answer, saying what could not be sent (too large: the
+            # user's shapes; anything else: a bug)
             from kernels.results import ErrorInfo
 
             data = encode(Reply(reply.id, reply.generation, "error", ErrorInfo(
-                "internal", f"the {reply.kind} of this request cannot be sent to the app: {e}")))
+                "validation" if too_big else "internal",
+                f"the {reply.kind} of this request cannot be sent to the app: {e}")))
         view = memoryview(data)
         try:
             with self._write_lock:
@@ -223,6 +229,50 @@ class Server:
         return self._engine
 
 
+def _array_parts(obj: Any, path: str, out: list[tuple[int, str]], depth: int = 0) -> None:
+    """(bytes, where) of the numpy arrays and long strings inside a reply payload."""
+    if depth > 12 or obj is None or isinstance(obj, (bool, int, float)):
+        return
+    nbytes = getattr(obj, "nbytes", None)
+    if isinstance(nbytes, int) and hasattr(obj, "dtype"):
+        out.append((nbytes, path))
+        return
+    if isinstance(obj, (str, bytes)):
+        if len(obj) > 1 << 20:
+            out.append((len(obj), path))
+        return
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            _array_parts(getattr(obj, f.name, None), f"{path}.{f.name}", out, depth + 1)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _array_parts(v, f"{path}[{k!r}]", out, depth + 1)
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            _array_parts(v, f"{path}[{i}]", out, depth + 1)
+
+
+def _oversized(payload: Any, limit: int | None = None) -> str:
+    """A message when the payload's arrays alone exceed ``limit`` bytes (default: the frame
+    limit), else ''."""
+    limit = MAX_FRAME if limit is None else limit
+    parts: list[tuple[int, str]] = []
+    _array_parts(payload, type(payload).__name__, parts)
+    total = sum(n for n, _ in parts)
+    if total <= limit:
+        return ""
+    n, where = max(parts)
+    return (f"it holds {_size(total)} of arrays, more than the {_size(limit)} a reply may carry "
+            f"(the largest: {where}, {_size(n)}); use smaller shapes")
+
+
+def _size(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f} {unit}"
+    return f"{n} B"
+
+
 def _throttled(fn: Callable[[str, float], Any]) -> Callable[[str, float], None]:
     """At most PROGRESS_HZ calls a second; the first always passes."""
     last = [-1.0]
@@ -301,8 +351,15 @@ def _sweep(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
 
 def _trace(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
     from kernels import trace as tracer
+    from kernels.errors import TilescopeError, to_error_info
+    from kernels.params import ValidationError
 
-    return tracer.trace(req.payload, progress=progress, cancel=cancel)
+    tr = req.payload
+    try:  # a trace too large for the pipe or the host is refused before anything is built
+        srv.engine.check_trace_size(srv.engine.get_spec(tr.kernel, tr.user_file), dict(tr.values))
+    except (TilescopeError, ValidationError) as e:
+        return tracer.TraceResult(request=tr, error=to_error_info(e))
+    return tracer.trace(tr, progress=progress, cancel=cancel)
 
 
 def _load_file(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:

@@ -33,7 +33,7 @@ from typing import Any
 import triton
 import triton.language as tl
 
-from .errors import BackendUnavailable, Cancelled, InterpreterFault, OutOfBoundsAccess
+from .errors import BackendUnavailable, InterpreterFault, OutOfBoundsAccess
 
 __all__ = [
     "AccessGuard",
@@ -258,7 +258,7 @@ class AccessGuard:
         where = f" at line {line}" + (f" `{text}`" if text else "") if line > 0 else ""
         msg = (f"out-of-bounds {word} in {self.kernel_name}: program {pid} {xyz}{where}: {n_bad} of {n_act} "
                f"active lanes address memory outside every tensor argument ({self._nearest(first)}); "
-               f"stopped before the {word} touched memory (on a GPU: an illegal memory access). "
+               f"stopped before the {word} touched memory (on a GPU the kernel would fault here). "
                "Trace this run to see every lane.")
         detail = (f"kernel {self.kernel_name}, grid {self.grid}, program {pid} {xyz}\n"
                   f"source: {file}:{line}\n" if line > 0 else f"kernel {self.kernel_name}, program {pid}\n")
@@ -305,7 +305,7 @@ def _find_cause(e: BaseException, kind: type) -> BaseException | None:
 
 class _GuardedLaunch:
     """What ``K(fn)`` is under the interpreter: ``[grid](*args, **kwargs)`` runs every program
-    with the access guard on, polling ``cancel`` and reporting ``progress`` between programs."""
+    with the access guard on, reporting ``progress`` between programs."""
 
     def __init__(self, backend: Backend, fn: Any) -> None:
         self.backend = backend
@@ -334,7 +334,6 @@ class Backend:
     run_notes: list[str] = field(default_factory=list)
     _swapper: _Swapper | None = field(default=None, repr=False)
     _rewrites: dict[int, Any] = field(default_factory=dict, repr=False)
-    _cancel: Callable[[], bool] | None = field(default=None, repr=False)
     _progress: Callable[[int, int], None] | None = field(default=None, repr=False)
 
     @property
@@ -372,12 +371,10 @@ class Backend:
             kernel = self._rewrites[id(fn)] = _interp.rewrite(fn)
         guard = AccessGuard(targs, grid3, kernel.__code__, fn.fn.__name__)
         n = grid3[0] * grid3[1] * grid3[2]
-        cancel, progress = self._cancel, self._progress
+        progress = self._progress
         step = max(1, n // 50)
 
         def before_program(pid: int) -> None:
-            if cancel is not None and cancel():
-                raise Cancelled(f"cancelled while running program {pid} of {n}")
             guard.pid = pid
             if progress is not None and pid % step == 0:
                 progress(pid, n)
@@ -388,7 +385,7 @@ class Backend:
             try:
                 with _interp.hooks(guard.on_access), _interp.prepared(kernel, fn, bound, grid3) as run:
                     run(np.arange(n, dtype=np.int64), before_program)
-            except (Cancelled, OutOfBoundsAccess):
+            except OutOfBoundsAccess:
                 raise
             except Exception as e:
                 # an access guard's refusal inside a jit helper comes back wrapped
@@ -398,17 +395,18 @@ class Backend:
                 raise recorder._kernel_error(e, guard.pid, grid3, kernel.__code__, fn.fn.__name__) from e
 
     @contextmanager
-    def activate(self, kernels: Iterable[Any] = (), cancel: Callable[[], bool] | None = None,
+    def activate(self, kernels: Iterable[Any] = (),
                  progress: Callable[[int, int], None] | None = None) -> Iterator[Callable[[Any], Any]]:
         """Context of one run; yields ``K``. Under the interpreter the jit helpers the kernels
-        can reach (their modules' globals, triton.language) are interpreted twins inside;
-        ``cancel()`` is polled and ``progress(program, n_programs)`` called between programs."""
+        can reach (their modules' globals, triton.language) are interpreted twins inside, and
+        ``progress(program, n_programs)`` is called between programs (a launch is not cancelled
+        part-way: the engine polls cancel between stages, the worker client kills on a timeout)."""
         if not self.is_interpreter:
             yield self.K
             return
         self.run_notes = []
         self._rewrites = {}
-        self._cancel, self._progress = cancel, progress
+        self._progress = progress
         snapshot = _LanguageSnapshot()
         swapper = _Swapper()
         try:
@@ -427,7 +425,7 @@ class Backend:
         finally:
             self._swapper = None
             self._rewrites = {}
-            self._cancel = self._progress = None
+            self._progress = None
             swapper.restore()
             snapshot.restore()
 

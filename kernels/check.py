@@ -13,7 +13,9 @@ Definitions (per output):
   rel_err       ||diff|| / ||ref|| over the same elements (finite reference values only)
   n_mismatch    elements where not (diff <= atol + rtol * |ref|) — a NaN diff counts
   n_unwritten   output NaN where the reference is finite
-  error_map     float32 diff, +inf where unwritten
+  error_map     float32 diff, +inf where unwritten; above MAX_ERROR_MAP_ELEMENTS elements it is
+                downsampled by blocks (max per block) and ``error_map_stride`` gives the block
+                (a 2**31-element output would otherwise ship an 8 GB map that no pipe carries)
 """
 
 from __future__ import annotations
@@ -26,7 +28,10 @@ import torch
 
 from .results import CheckResult
 
-__all__ = ["compare", "check_outputs", "poison"]
+__all__ = ["MAX_ERROR_MAP_ELEMENTS", "block_max", "check_outputs", "compare", "map_stride", "poison"]
+
+#: the largest error map kept at full resolution (64 MiB of float32); larger ones are downsampled
+MAX_ERROR_MAP_ELEMENTS = 1 << 24
 
 
 def poison(tensors: Mapping[str, torch.Tensor], outputs: Sequence[str]) -> None:
@@ -82,9 +87,15 @@ def compare(out: torch.Tensor, ref: torch.Tensor, atol: float, rtol: float, name
     rel = num / den if den > 0 else (0.0 if num == 0 else math.inf)
 
     error_map = None
+    stride: tuple[int, ...] = ()
     if keep_map:
-        m = diff.to(torch.float32)
-        m.masked_fill_(unwritten, math.inf)
+        stride = map_stride(tuple(out.shape), MAX_ERROR_MAP_ELEMENTS)  # read now: tests lower it
+        if stride:
+            diff.masked_fill_(unwritten, math.inf)
+            m = block_max(diff, stride).to(torch.float32)
+        else:
+            m = diff.to(torch.float32)
+            m.masked_fill_(unwritten, math.inf)
         error_map = np.ascontiguousarray(m.cpu().numpy())
 
     passed = n_mismatch == 0
@@ -103,7 +114,43 @@ def compare(out: torch.Tensor, ref: torch.Tensor, atol: float, rtol: float, name
     return CheckResult(
         passed=passed, output=name, dtype=dtype, max_abs_err=max_abs, rel_err=rel, atol=atol,
         rtol=rtol, n_elements=n, n_mismatch=n_mismatch, n_unwritten=n_unwritten, n_nan=n_nan,
-        n_inf=n_inf, error_map=error_map, reason=reason)
+        n_inf=n_inf, error_map=error_map, reason=reason, error_map_stride=stride)
+
+
+def map_stride(shape: tuple[int, ...], limit: int = MAX_ERROR_MAP_ELEMENTS) -> tuple[int, ...]:
+    """Per-dimension block sizes that bring an error map of ``shape`` to at most ``limit``
+    elements; () when it fits whole. The longest reduced dimension is halved first, so a 2-D
+    map keeps its aspect and a 1-D one stays 1-D."""
+    if math.prod(shape) <= limit or not shape:
+        return ()
+    stride = [1] * len(shape)
+
+    def reduced(i: int) -> int:
+        return -(-shape[i] // stride[i])
+
+    while math.prod(reduced(i) for i in range(len(shape))) > limit:
+        i = max(range(len(shape)), key=reduced)
+        stride[i] *= 2
+    return tuple(stride)
+
+
+def block_max(t: torch.Tensor, stride: tuple[int, ...]) -> torch.Tensor:
+    """The maximum over each block of ``stride`` elements (a partial block at the end of a
+    dimension counts too). NaN propagates. Works one dimension at a time, so the memory beyond
+    ``t`` is at most ``t``'s size divided by the first stride."""
+    for d, s in enumerate(stride):
+        if s <= 1:
+            continue
+        n = t.shape[d]
+        q, r = divmod(n, s)
+        parts = []
+        if q:
+            main = t.narrow(d, 0, q * s)
+            parts.append(main.reshape(*t.shape[:d], q, s, *t.shape[d + 1:]).amax(dim=d + 1))
+        if r:
+            parts.append(t.narrow(d, q * s, r).amax(dim=d, keepdim=True))
+        t = parts[0] if len(parts) == 1 else torch.cat(parts, dim=d)
+    return t
 
 
 def check_outputs(tensors: Mapping[str, torch.Tensor], refs: Mapping[str, torch.Tensor],

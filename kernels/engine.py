@@ -47,6 +47,7 @@ __all__ = [
     "AllocationGuard",
     "InputPlan",
     "bench_all",
+    "check_trace_size",
     "describe_backends",
     "get_spec",
     "infos",
@@ -358,6 +359,37 @@ def plan_inputs(spec: KernelSpec, cfg: dict) -> InputPlan | None:
     return InputPlan(tensors, final, dry.largest, check_bytes)
 
 
+#: bytes per tensor element of a trace's per-element maps (writer, reader, n_reads, n_writes,
+#: n_readers: int32 each), and the most such maps a trace may hold: the trace crosses the worker
+#: pipe (4 GiB frames) and is drawn by the GUI
+TRACE_MAP_BYTES_PER_ELEMENT = 20
+MAX_TRACE_MAP_BYTES = 1 << 31
+
+
+def check_trace_size(spec: KernelSpec, values: dict) -> None:
+    """Refuse (``ResourceError``, naming the largest shape) a trace whose per-element maps would
+    not fit the worker pipe, or whose inputs and maps would not fit host memory. A window of
+    programs does not help: the maps cover every element of every tensor."""
+    cfg = spec.config(values)
+    plan = plan_inputs(spec, cfg)
+    if plan is None:
+        return
+    field_ = _largest_shape_param(spec, cfg)
+    n_elems = sum(b // max(1, _itemsize(d)) for _, d, b in plan.tensors.values())
+    maps = n_elems * TRACE_MAP_BYTES_PER_ELEMENT
+    if maps > MAX_TRACE_MAP_BYTES:
+        raise ResourceError(
+            f"too large to trace: the per-element maps of {n_elems:,} tensor elements would take "
+            f"{_gib(maps)} (at most {_gib(MAX_TRACE_MAP_BYTES)}); a window of programs does not shrink "
+            "them — trace smaller shapes", field=field_)
+    host = _host_available()
+    need = plan.final_bytes + 2 * plan.largest_temp + 3 * maps  # deriving the maps needs ~3x them
+    if host is not None and need > 0.9 * host:
+        raise ResourceError(
+            f"too large to trace in host memory: the inputs and the trace's maps need about {_gib(need)} "
+            f"and {_gib(host)} is available; use smaller shapes", field=field_)
+
+
 def _itemsize(dtype_name: str) -> int:
     return getattr(torch, dtype_name).itemsize
 
@@ -520,7 +552,7 @@ def _run_spec(res: RunResult, spec: KernelSpec, req: RunRequest, st: _State,
             t_next[0] = now + 0.25
             progress("running", 0.05 + 0.25 * pid / max(1, n))
 
-    with be.activate(spec.kernels, cancel=cancel, progress=program_progress) as K:
+    with be.activate(spec.kernels, progress=program_progress) as K:
         t_launch = time.perf_counter()
         ret = spec.launch(K, tensors, cfg_run)
         if not be.is_interpreter:

@@ -143,6 +143,14 @@ def to_error_info(exc: BaseException, stage: str = "") -> ErrorInfo:
     if name in ("CompilationError", "OutOfResources", "PTXASError"):
         msg, detail = _compile_message(exc)
         return ErrorInfo(kind="compile", message=f"compile error: {msg}", detail=detail)
+    if _raised_while_compiling(exc):
+        # Triton compiles lazily inside the first launch: an MLIR pass failure ("PassManager::run
+        # failed"), an assertion on the options or a backend stage error is a RuntimeError or
+        # AssertionError raised by the compiler, not by a running kernel
+        msg = first_line(f"{name}: {exc}" if str(exc) else name)
+        if "PassManager" in str(exc):
+            msg += " (Triton's compiler passes rejected the kernel; their diagnostics are on the worker's stderr)"
+        return ErrorInfo(kind="compile", message=f"compile error: {msg}", detail=_tail(exc))
     if name == "InterpreterError":
         cause = exc.__cause__ or exc
         return ErrorInfo(kind="interpreter",
@@ -156,6 +164,29 @@ def to_error_info(exc: BaseException, stage: str = "") -> ErrorInfo:
     where = f" while {stage}" if stage else ""
     return ErrorInfo(kind="internal", message=f"internal error{where}: {first_line(f'{name}: {exc}')}",
                      detail=_tail(exc))
+
+
+def _raised_while_compiling(exc: BaseException) -> bool:
+    """Whether the traceback (of ``exc`` or what caused it) runs through Triton's compiler:
+    ``triton.compiler.compiler.compile`` or a backend's compile stages (``make_ttir`` …).
+    Loading the compiled binary (``_init_handles``) does not count: a CUDA error surfacing
+    there belongs to an earlier launch."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        tb = e.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            path = code.co_filename.replace("\\", "/")
+            if path.endswith("triton/compiler/compiler.py") and code.co_name == "compile":
+                return True
+            if "/triton/backends/" in path and path.endswith("/compiler.py") and (
+                    code.co_name.startswith("make_") or code.co_name == "parse_options"):
+                return True
+            tb = tb.tb_next
+        e = e.__cause__ or e.__context__
+    return False
 
 
 def _tail(exc: BaseException, n_lines: int = 25) -> str:

@@ -67,7 +67,7 @@ class RunRequest:
 
 @dataclass
 class ErrorInfo:
-    kind: str  # "validation" | "compile" | "launch" | "oom" | "interpreter" | "user_file" | "timeout" | "worker" | "internal"
+    kind: str  # "validation" | "compile" | "launch" | "out_of_bounds" | "oom" | "interpreter" | "user_file" | "timeout" | "worker" | "internal"
     message: str
     field: str | None = None  # the parameter to mark, for validation errors
     detail: str = ""  # Triton's own message / traceback tail, for the "details" box
@@ -93,6 +93,11 @@ class CheckResult:
     error_map: np.ndarray | None = None  # float32, the output's shape: |out - ref| (inf where unwritten)
     reason: str = ""  # one line: why it failed (or a note why it passed with caveats)
     others: list[CheckResult] = field(default_factory=list)  # further outputs (e.g. LayerNorm mean/rstd)
+    #: () when ``error_map`` is full resolution. Else the output was too large to ship whole and
+    #: the map is downsampled by blocks, this many output elements per map element along each
+    #: dimension: map[i, j] = max error over output[i*s0:(i+1)*s0, j*s1:(j+1)*s1] (inf if any
+    #: element of the block was unwritten).
+    error_map_stride: tuple[int, ...] = ()
 
 
 @dataclass

@@ -1,28 +1,24 @@
-"""The window's decisions without a worker: what a resumed sweep skips, which trace tensor a
-check belongs to, how history records become rows, what the sweep dialog accepts — and that the
-Qt adapter delivers the worker's callbacks on the GUI thread."""
+"""The window's decisions, without Qt and without a worker: what a resumed sweep skips, which
+trace tensor a check belongs to, how history records become rows, which values a sweep starts
+with. No Qt is imported here, so these also run where Qt is absent (the GPU host's venv)."""
 
 from __future__ import annotations
 
-import os
-import threading
-
 import pytest
-from PySide6.QtCore import Qt
 
-from app.dialogs import SweepDialog, parse_axis_values
-from app.main_window import MessageBanner, square_fold
 from app.session import (
     Session,
     history_row_from_record,
     output_tensor_index,
+    parse_axis_values,
+    square_fold,
     sweep_default_values,
     writer_text,
 )
 from kernels.params import Param, ValidationError, block, num_warps
 from kernels.results import KernelInfo, RunRequest, SweepPoint
 from views.demo import demo_matmul, demo_vector_add
-from views.demo_results import demo_run_result, matmul_info, vector_add_info
+from views.demo_results import demo_run_result, vector_add_info
 
 
 def _session(*infos: KernelInfo) -> Session:
@@ -95,82 +91,14 @@ def test_sweep_defaults_and_value_parsing():
     assert square_fold(1000) == 32 and square_fold(10) == 8 and square_fold(98432) == 512
 
 
-def test_sweep_dialog_refuses_bad_values_and_builds_two_axes(qtbot):
-    dlg = SweepDialog(matmul_info(), {"BLOCK_M": 64, "BLOCK_N": 64, "M": 512}, None)
-    qtbot.addWidget(dlg)
-    assert dlg.param_combo[0].currentText() == "BLOCK_M" and dlg.ok_button().isEnabled()
-    dlg.values_edit[0].selectAll()
-    qtbot.keyClicks(dlg.values_edit[0], "32, 48")
-    assert not dlg.ok_button().isEnabled() and "power of two" in dlg.message.text()
-    dlg.values_edit[0].selectAll()
-    qtbot.keyClicks(dlg.values_edit[0], "32, 64")
-    qtbot.mouseClick(dlg.second, Qt.MouseButton.LeftButton)
-    dlg.set_param(1, "BLOCK_M")
-    assert not dlg.ok_button().isEnabled() and "chosen twice" in dlg.message.text()
-    dlg.set_param(1, "num_warps")
-    dlg.values_edit[1].selectAll()
-    qtbot.keyClicks(dlg.values_edit[1], "4, 8")
-    assert dlg.ok_button().isEnabled() and "4 points" in dlg.message.text()
-    with qtbot.waitSignal(dlg.accepted, timeout=1000):
-        qtbot.mouseClick(dlg.ok_button(), Qt.MouseButton.LeftButton)
-    assert dlg.axes() == {"BLOCK_M": [32, 64], "num_warps": [4, 8]}
+def test_the_session_imports_no_qt_torch_or_triton():
+    import subprocess
+    import sys
+    from pathlib import Path
 
-
-def test_banner_shows_actions_and_hides_by_topic(qtbot):
-    b = MessageBanner()
-    qtbot.addWidget(b)
-    clicked = []
-    b.show_message("sweep stopped", "error", topic="sweep", details="trace", actions=[("Resume sweep",
-                                                                                       lambda: clicked.append(1))])
-    assert b.button_labels() == ["Resume sweep", "Details…"] and b.level() == "error"
-    qtbot.mouseClick(b.button("Resume sweep"), Qt.MouseButton.LeftButton)
-    assert clicked == [1]
-    b.clear("run")
-    assert b.topic() == "sweep"
-    b.clear("sweep")
-    assert b.topic() == "" and b.button("Resume sweep") is None
-
-
-def test_qt_worker_delivers_callbacks_on_the_gui_thread(qtbot):
-    # Widgets may only be touched on the GUI thread; the client calls back on its own thread.
-    from app.qt_worker import QtWorker
-
-    w = QtWorker()
-    seen: dict[str, object] = {}
-    main = threading.main_thread()
-    w.hello.connect(lambda h: seen.setdefault("hello", (threading.current_thread() is main, h)))
-    w.result.connect(lambda g, k, p: seen.setdefault("result", (threading.current_thread() is main, g, k, p)))
-    try:
-        with qtbot.waitSignal(w.hello, timeout=60000):
-            w.start()
-        on_main, hello = seen["hello"]
-        assert on_main and {i.name for i in hello["infos"]} >= {"vector_add", "matmul"}
-        with qtbot.waitSignal(w.result, timeout=30000):
-            gen = w.submit("infos")
-        on_main, g, kind, payload = seen["result"]
-        assert on_main and g == gen and kind == "infos" and any(i.name == "softmax" for i in payload)
-        assert w.pending() == {}
-        pid = w.pid
-    finally:
-        w.close()
-    assert w.state == "stopped" and pid is not None
-    with pytest.raises(ProcessLookupError):  # close() waited for it and reaped it
-        os.kill(pid, 0)
-
-
-def test_damaged_settings_and_history_are_reported_at_start(qtbot, tmp_path):
-    # A corrupt file must not stop the app, and the user must be told what happened to it.
-    from app.history import History
-    from app.main_window import MainWindow
-    from app.settings import Settings
-
-    (tmp_path / "settings.json").write_text("{not json")
-    (tmp_path / "history.db").write_bytes(b"garbage, not sqlite")
-    w = MainWindow(settings=Settings.load(tmp_path / "settings.json"),
-                   history=History.open(tmp_path / "history.db"), autostart=False)
-    qtbot.addWidget(w)
-    w.show()
-    text = w.banner.text()
-    assert w.banner.level() == "warning" and "settings" in text and "history" in text and "moved" in text
-    assert not w.run_action.isEnabled() and "starting worker" in w.stage_text()
-    w.close()
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys, app.session; bad = [m for m in ('torch', 'triton', 'PySide6') if m in sys.modules]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                       env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -17,15 +17,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPointF, Qt
-from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QSlider
 
-from app.history import History
-from app.main_window import MainWindow
-from app.settings import Settings
-from kernels.results import ErrorInfo
-from views.history_view import CompareDialog
+pytest.importorskip("PySide6.QtWidgets")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QPointF, Qt  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+from PySide6.QtWidgets import QSlider  # noqa: E402
+
+from app.history import History  # noqa: E402
+from app.main_window import MainWindow  # noqa: E402
+from app.settings import Settings  # noqa: E402
+from kernels.results import ErrorInfo  # noqa: E402
+from views.history_view import CompareDialog  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "triton")
@@ -366,6 +370,13 @@ def test_live_mode_reruns_once_after_a_burst_of_edits(qtbot, win):
         click_action(qtbot, win, win.live_action)
     assert not win.live_action.isChecked()
 
+    # a click on a point of the throughput plot shows that run's configuration and can load it
+    first = win.throughput.results()[0]
+    win.throughput.pointClicked.emit(0)
+    assert "Run 1" in win.banner.text() and f"N={first.values['N']}" in win.banner.text()
+    qtbot.mouseClick(win.banner.button("Load these values"), Qt.MouseButton.LeftButton)
+    assert win.panel.values()["N"] == first.values["N"] and win.banner.topic() == ""
+
 
 def test_history_and_settings_survive_a_restart_and_closing_mid_run_leaves_no_process(qtbot, win, home):
     pick(qtbot, win, "vector_add")
@@ -402,8 +413,18 @@ def test_history_and_settings_survive_a_restart_and_closing_mid_run_leaves_no_pr
         assert w2.export_history(str(csv_path), "csv") == n_runs
         assert len(csv_path.read_text().strip().splitlines()) == n_runs + 1
 
-        # a long trace (16384 programs), and the window closes while it runs
+        # a long trace (16384 programs): Esc cancels it and the worker stays
         w2.panel.set_values({"BLOCK_SIZE": 16, "N": 16 * 16384})
+        w2.trace()
+        wait_until(lambda: w2.stage_text().startswith("tracing"), 30, "the trace to start")
+        pid = w2.worker.pid
+        activate(w2)
+        qtbot.keyClick(w2.panel.editor("N"), Qt.Key.Key_Escape)
+        wait_until(lambda: not w2._busy_kinds(), 10, "the cancel")
+        assert w2.grid.trace() is None and w2.banner.level() != "error" and w2.worker.pid == pid
+        assert not w2.cancel_action.isEnabled()
+
+        # again, and this time the window closes while it runs
         w2.trace()
         wait_until(lambda: w2.stage_text().startswith("tracing"), 30, "the trace to start")
         pid = w2.worker.pid
