@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QByteArray, QFileSystemWatcher, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QMessageBox,
     QProgressBar,
@@ -42,6 +43,8 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QStackedWidget,
     QStyle,
+    QStyleOptionProgressBar,
+    QStylePainter,
     QTabWidget,
     QToolButton,
     QVBoxLayout,
@@ -49,7 +52,7 @@ from PySide6.QtWidgets import (
 )
 
 from kernels.results import ErrorInfo, KernelInfo, RunResult, SweepPoint, SweepResult
-from kernels.trace.model import Trace, TraceResult
+from kernels.trace.model import Trace, TraceResult, Window
 from views import theme
 from views.compile_view import CompileView
 from views.correctness_view import CorrectnessView
@@ -74,10 +77,18 @@ from .session import (
 )
 from .settings import Settings
 
-__all__ = ["LIVE_DEBOUNCE_MS", "MainWindow", "MessageBanner", "main"]
+__all__ = ["LIVE_DEBOUNCE_MS", "LazyProgressBar", "MainWindow", "MessageBanner", "TRACE_SUGGEST_PROGRAMS",
+           "TRACE_SUGGESTED_WINDOW", "main"]
 
 #: Live mode re-runs this long after the last valid parameter change
 LIVE_DEBOUNCE_MS = 300
+#: a trace of more programs than this gets a window of programs suggested (or applied, when the
+#: grid is known from a run of the same values): the interpreter records a few thousand
+#: programs a second, so a grid of a million takes minutes and a map nobody can read whole
+TRACE_SUGGEST_PROGRAMS = 16384
+#: the window offered then: the first this many programs
+TRACE_SUGGESTED_WINDOW = 4096
+_TRACING_RE = re.compile(r"tracing \d+/(\d+) programs")
 #: history rows shown (the file keeps all of them; export writes all)
 HISTORY_ROWS = 500
 _WORK_KINDS = ("run", "trace", "sweep", "load_file")
@@ -188,19 +199,34 @@ class MessageBanner(QFrame):
         return [] if self.isHidden() else [b.text() for b in self._buttons]
 
 
-class _ParamPanel(ParamPanel):
-    """The parameter panel plus one thing the window needs: mark a field the *worker* rejected
-    (a validation error the panel's own checks did not foresee). The mark goes away with the
-    next edit, when the panel revalidates."""
+class LazyProgressBar(QProgressBar):
+    """A progress bar whose ``setValue`` repaints with the next frame, not at once.
 
-    def mark_field(self, name: str, message: str) -> bool:
-        f = self._fields.get(name)  # ParamPanel has no public hook for this (yet)
-        if f is None:
-            return False
-        f.frame.set_invalid(True)
-        f.error.setText(message)
-        f.error.show()
-        return True
+    ``QProgressBar.setValue`` repaints synchronously whenever the bar moves by a pixel, and a
+    synchronous repaint paints every pending update of the window first (the sweep plot, a
+    history table just refilled): measured here, 30–75 ms inside the slot of each sweep point.
+    This one keeps the value itself and asks for an ordinary ``update()``."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._shown_value = 0
+
+    def setValue(self, value: int) -> None:  # noqa: N802 (Qt's name)
+        v = max(self.minimum(), min(self.maximum(), int(value)))
+        if v != self._shown_value:
+            self._shown_value = v
+            self.update()
+
+    def value(self) -> int:
+        return self._shown_value
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
+        opt = QStyleOptionProgressBar()
+        self.initStyleOption(opt)
+        opt.progress = self._shown_value
+        painter = QStylePainter(self)
+        painter.drawControl(QStyle.ControlElement.CE_ProgressBar, opt)
+        painter.end()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -226,6 +252,8 @@ class MainWindow(QMainWindow):
         self._stage = ""
         self._progress_gen = 0
         self._startup_messages: list[str] = []
+        self._trace_windows: dict[int, str | None] = {}  # trace generation -> its window (None: all)
+        self._window_offered: set[int] = set()  # trace generations a window was offered for
         self.sweep_dialog: SweepDialog | None = None
 
         self.setWindowTitle("Tilescope")
@@ -250,7 +278,7 @@ class MainWindow(QMainWindow):
 
     def _build_widgets(self) -> None:
         self.picker = KernelPicker()
-        self.panel = _ParamPanel()
+        self.panel = ParamPanel()
         # a long kernel title must wrap, not widen the left column and squeeze the grid
         self.panel.title.setWordWrap(True)
         self.grid = GridView()
@@ -260,9 +288,6 @@ class MainWindow(QMainWindow):
         self.source = SourceView()
         self.compile_view = CompileView()
         self.history_view = HistoryView()
-        # the table sizes its columns to their contents; measured over every row that costs
-        # ~0.6 s per refresh at 500 runs (a stall on every run): measure the first rows only
-        self.history_view.table.horizontalHeader().setResizeContentsPrecision(40)
 
         self.plot_tabs = QTabWidget()
         self.plot_tabs.setObjectName("plot_tabs")
@@ -362,7 +387,26 @@ class MainWindow(QMainWindow):
         tb = self.addToolBar("Actions")
         tb.setObjectName("toolbar_actions")
         tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        for a in (self.run_action, self.live_action, self.trace_action, self.sweep_action, self.cancel_action):
+        for a in (self.run_action, self.live_action, self.trace_action):
+            tb.addAction(a)
+        # which programs Trace records: empty = all; "A:B" linear ids; "x0:x1,y0:y1" a box
+        self.window_label = QLabel(" Programs: ")
+        self.window_edit = QLineEdit()
+        self.window_edit.setObjectName("trace_window")
+        self.window_edit.setPlaceholderText("all")
+        self.window_edit.setClearButtonEnabled(True)
+        self.window_edit.setMaximumWidth(130)
+        self.window_edit.setToolTip(
+            "Which programs Trace records (empty: all of them).\n"
+            "A:B — program ids A to B−1 (e.g. 0:256)\n"
+            "x0:x1,y0:y1 — a box of a 2-D grid (e.g. 0:8,0:4)\n"
+            "The other programs do not run under the tracer; their elements show as not recorded.")
+        self.window_edit.textChanged.connect(self._on_window_text)
+        self.window_edit.returnPressed.connect(lambda: self.trace_action.isEnabled() and self.trace())
+        self.window_label.setBuddy(self.window_edit)
+        tb.addWidget(self.window_label)
+        tb.addWidget(self.window_edit)
+        for a in (self.sweep_action, self.cancel_action):
             tb.addAction(a)
         self.toolbar = tb
 
@@ -435,7 +479,7 @@ class MainWindow(QMainWindow):
         # every progress message: a fixed-size label keeps a progress update a label repaint
         self.stage_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.stage_label.setMinimumWidth(360)
-        self.progress = QProgressBar()
+        self.progress = LazyProgressBar()
         self.progress.setObjectName("progress")
         self.progress.setMaximumWidth(220)
         self.progress.setTextVisible(False)
@@ -467,6 +511,8 @@ class MainWindow(QMainWindow):
         self.panel.validityChanged.connect(lambda _ok: self._update_actions())
         self.panel.backendChanged.connect(self._on_backend_changed)
         self.grid.accessLineHovered.connect(self._on_access_line)
+        self.grid.traceApplied.connect(self._trace_drawn)
+        self.grid.traceFailed.connect(self._trace_failed)
         self.correctness.elementHovered.connect(self._on_check_element)
         self.throughput.pointClicked.connect(self._on_throughput_point)
         self.history_view.reloadRequested.connect(self.reload_run)
@@ -520,6 +566,7 @@ class MainWindow(QMainWindow):
             # after the first frame: a long history takes a while, the sweep plot is not on screen
             QTimer.singleShot(0, self._refresh_history)
             QTimer.singleShot(0, lambda: self.sweep_view)
+            QTimer.singleShot(0, self.grid.warm_up)  # its plots, one per turn, before a trace needs them
             if self._autostart:
                 # after this show has been painted: the window is up before the worker starts
                 QTimer.singleShot(0, self.start_worker)
@@ -627,6 +674,8 @@ class MainWindow(QMainWindow):
             frac = s.done / max(s.total, 1)  # whole points: the bar never runs backwards on a resume
         else:
             text = stage
+            if kind == "trace":
+                self._suggest_window(gen, stage)
         self._set_stage(text, fraction=frac)
 
     def _on_point(self, gen: int, point: SweepPoint) -> None:
@@ -665,7 +714,7 @@ class MainWindow(QMainWindow):
         self._after_request()
 
     def _after_request(self) -> None:
-        if not self._busy_kinds():
+        if not self._busy_kinds() and not self.grid.is_loading():
             self._set_stage("ready")
         self._update_actions()
 
@@ -697,6 +746,7 @@ class MainWindow(QMainWindow):
             self.compile_view.set_facts(None, "No run yet.")
             self.grid_stack.setCurrentWidget(self.grid_placeholder)
             self.trace_caption.hide()
+            self.window_edit.clear()  # another kernel has another grid
             self.banner.clear("run", "trace", "sweep", "point")
         self._watch_user_file(info)
         self._update_actions()
@@ -743,6 +793,7 @@ class MainWindow(QMainWindow):
         req = self.session.run_request(values, self.panel.backend())
         self.settings.remember(req.kernel, values)
         self.banner.clear("run", "validation", "point")
+        self.panel.clear_marks()
         gen = self.worker.submit("run", req)
         self._progress_gen = gen
         self._set_stage("queued: run", fraction=0.0)
@@ -750,16 +801,94 @@ class MainWindow(QMainWindow):
         return gen
 
     def trace(self) -> int | None:
-        """Record the current configuration's accesses (interpreter); returns the generation."""
+        """Record the current configuration's accesses (interpreter); returns the generation.
+
+        The Programs field chooses which programs run under the tracer (empty: all). When the
+        grid is known from a run of these values and is larger than ``TRACE_SUGGEST_PROGRAMS``,
+        an empty field is filled with the first ``TRACE_SUGGESTED_WINDOW`` programs and a
+        message says so (with a button to trace them all)."""
         if not self._can_submit():
             return None
+        window, why = self.trace_window()
+        if why:
+            self._show_error(ErrorInfo("validation", f"Programs: {why}"), topic="trace")
+            self.window_edit.setFocus()
+            return None
         values = self.panel.values()
-        req = self.session.trace_request(values)
+        known = self._known_programs(values)
+        if window is None and known is not None and known > TRACE_SUGGEST_PROGRAMS:
+            window = f"0:{TRACE_SUGGESTED_WINDOW}"
+            self.window_edit.setText(window)
+            self.banner.show_message(
+                f"This launch has {known:,} programs: recording all of them under the interpreter takes "
+                f"a long time, so only programs 0..{TRACE_SUGGESTED_WINDOW - 1} are traced (see the "
+                "Programs field beside Trace).", "info", topic="trace_window",
+                actions=[(f"Trace all {known:,}", self._trace_all)])
+        else:
+            self.banner.clear("trace_window")
+        return self._submit_trace(values, window)
+
+    def _trace_all(self) -> int | None:
+        self.window_edit.clear()
+        self.banner.clear("trace_window")
+        return self._submit_trace(self.panel.values(), None) if self._can_submit() else None
+
+    def _submit_trace(self, values: dict[str, Any], window: str | None) -> int:
+        req = self.session.trace_request(values, window)
         self.banner.clear("trace", "validation")
+        self.panel.clear_marks()
         gen = self.worker.submit("trace", req)
+        self._trace_windows[gen] = window
         self._set_stage("queued: trace", fraction=0.0)
         self._update_actions()
         return gen
+
+    def trace_window(self) -> tuple[str | None, str]:
+        """(the Programs field as a window text or None for all, why it is invalid or "")."""
+        text = self.window_edit.text().strip()
+        if not text:
+            return None, ""
+        try:
+            Window.parse(text)
+        except ValueError as e:
+            return None, str(e)
+        return text, ""
+
+    def _on_window_text(self, _text: str) -> None:
+        _, why = self.trace_window()
+        self.window_edit.setStyleSheet(f"QLineEdit {{ border: 2px solid {theme.FAIL}; }}" if why else "")
+        self.window_edit.setToolTip(self.window_edit.toolTip().split("\n\n⚠")[0]
+                                    + (f"\n\n⚠ {why}" if why else ""))
+        self._update_actions()
+
+    def _known_programs(self, values: dict[str, Any]) -> int | None:
+        """Programs in the launch grid of ``values``, when a run of exactly these values told."""
+        r = self.session.last_run
+        if r is None or r.kernel != self.session.kernel or not r.grid:
+            return None
+        if any(r.values.get(k) != v for k, v in values.items()):
+            return None
+        return int(np.prod(r.grid))
+
+    def _suggest_window(self, gen: int, stage: str) -> None:
+        """A trace of all programs of a huge grid is under way: offer to trace a window instead."""
+        m = _TRACING_RE.search(stage)
+        if (m is None or gen in self._window_offered or self._trace_windows.get(gen, "") is not None
+                or int(m.group(1)) <= TRACE_SUGGEST_PROGRAMS):
+            return
+        self._window_offered.add(gen)
+        total = int(m.group(1))
+        window = f"0:{TRACE_SUGGESTED_WINDOW}"
+
+        def trace_window() -> None:
+            self.window_edit.setText(window)
+            self.banner.clear("trace_window")
+            self.trace()  # supersedes the running trace of every program
+
+        self.banner.show_message(
+            f"This trace records all {total:,} programs, which takes a while under the interpreter. "
+            f"Programs 0..{TRACE_SUGGESTED_WINDOW - 1} alone show the pattern in a fraction of the time.",
+            "info", topic="trace_window", actions=[(f"Trace programs {window} only", trace_window)])
 
     def open_sweep_dialog(self) -> SweepDialog | None:
         """Open the (window-modal, non-blocking) sweep dialog; accepting it starts the sweep."""
@@ -860,16 +989,32 @@ class MainWindow(QMainWindow):
         self.show_trace(tr)
 
     def show_trace(self, tr: Trace) -> None:
-        """Draw a recorded trace in the grid view (and link it to the source and the check)."""
+        """Draw a recorded trace in the grid view (and link it to the source and the check).
+
+        The grid prepares it on a thread and draws it in short steps (a 4096-program trace
+        would otherwise hold the window for a fifth of a second); ``_trace_drawn`` follows."""
         self.session.trace = tr
-        self.grid.set_trace(tr)
+        self._set_stage(f"drawing the trace ({tr.programs.size:,} programs)…", busy=True)
+        self.grid.set_trace(tr, background=True)
+
+    def _trace_drawn(self, tr: Trace) -> None:
+        if tr is not self.session.trace:
+            return  # an older trace finished drawing as a newer one arrived
         self.grid_stack.setCurrentWidget(self.grid)
         if tr.source and (tr.source != self.source.text() or tr.source_first_line != self.source.first_line()):
             self.source.set_source(tr.source, tr.source_first_line)
         self._update_trace_caption()
         self._link_check_to_trace()
-        self.statusBar().showMessage(f"traced {tr.programs.size} of {tr.n_programs} programs in "
-                                     f"{tr.record_s:.2f} s", 8000)
+        if not self._busy_kinds():
+            self._set_stage("ready")
+        recorded = (f"{tr.programs.size:,} of {tr.n_programs:,} programs ({tr.window})" if tr.window
+                    else f"all {tr.n_programs:,} programs")
+        self.statusBar().showMessage(f"traced {recorded} in {tr.record_s:.2f} s", 8000)
+
+    def _trace_failed(self, message: str) -> None:
+        self.banner.show_message(f"The trace came back but cannot be drawn: {message}", "error", topic="trace")
+        if not self._busy_kinds():
+            self._set_stage("ready")
 
     def _update_trace_caption(self) -> None:
         tr = self.session.trace
@@ -1149,6 +1294,10 @@ class MainWindow(QMainWindow):
         ok = self._can_submit()
         for a in (self.run_action, self.trace_action, self.sweep_action):
             a.setEnabled(ok)
+        window_bad = bool(self.trace_window()[1])
+        self.trace_action.setEnabled(ok and not window_bad)
+        self.trace_action.setToolTip("Record which program touches which element (interpreter) (Ctrl+T)"
+                                     + (" — the Programs field is not a window of programs" if window_bad else ""))
         reason = ("starting worker…" if not self._ready else "no kernel selected" if self.session.info() is None
                   else "fix the marked parameter first" if not self.panel.is_valid() else "")
         self.run_action.setToolTip("Run the kernel: check it and time it (Ctrl+R)"
@@ -1171,7 +1320,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kernel", "-k", help="kernel to show first (default: the last one used)")
     parser.add_argument("--reset-layout", action="store_true", help="ignore the saved window layout")
     args, qt_args = parser.parse_known_args(args_list)
-    theme.protect_singletons()
     app = QApplication.instance() or QApplication([sys.argv[0], *qt_args])
     app.setApplicationName("Tilescope")
     app.setOrganizationName("tilescope")

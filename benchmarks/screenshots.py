@@ -41,9 +41,6 @@ def main() -> int:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from views import theme
-
-    theme.protect_singletons()
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setStyle("Fusion")
     from app.main_window import MainWindow

@@ -4,7 +4,12 @@ A big PASS/FAIL badge, the numbers behind it (max abs and relative error, the to
 many elements mismatched, were never written, are NaN or Inf, and the one-line reason), and the
 output's error map as an image: 1-D outputs are folded into rows (64 wide unless told), 2-D
 outputs drawn as they are. Elements the kernel never wrote are magenta, NaNs it computed are
-cyan, the padding past the end of a folded vector is grey. Hovering an element emits
+cyan, the padding past the end of a folded vector is grey.
+
+The map's colour is the error *relative to the tolerance* (``tolerance_scale``): green shades
+up to the tolerance, amber to dark red from 1× to 1000× over it (log). Coloured from 0 to the
+largest error instead, a passing check was a black rectangle whatever its errors were, and a
+failing one hid its few bad elements among the merely imprecise. Hovering an element emits
 ``elementHovered(output, flat_index)`` so the app can show in the grid view which program wrote
 it, and the tooltip gives that element's error (and its program, through an optional hook).
 """
@@ -31,9 +36,47 @@ from kernels.results import CheckResult
 
 from . import theme
 
-__all__ = ["CorrectnessView", "fold"]
+__all__ = ["CorrectnessView", "error_colormap", "fold", "tolerance_scale"]
 
 DEFAULT_FOLD = 64
+#: errors this many times the tolerance and more get the darkest red
+OVER_MAX = 1000.0
+_OK_LO, _OK_HI = "#eef7ee", "#7cc489"  # error 0 .. the tolerance
+_OVER = ("#ffd54f", "#f57c00", "#c62828", "#4a0a0a")  # 1×, 10×, 100×, 1000× the tolerance
+
+
+def error_colormap() -> pg.ColorMap:
+    """The map's colours over display values 0..1: 0..0.5 is error 0..tolerance (green
+    shades), 0.5..1 is 1×..``OVER_MAX``× the tolerance on a log scale (amber to dark red)."""
+    steps = 1.0 / (2 * math.log10(OVER_MAX))  # one decade of the upper half
+    pos = [0.0, 0.5, 0.5 + 1e-6] + [0.5 + steps * k for k in range(1, 4)]
+    cols = [_OK_LO, _OK_HI, *_OVER]
+    return pg.ColorMap(pos, [pg.mkColor(c) for c in cols])
+
+
+def tolerance_scale(c: CheckResult) -> tuple[float, str]:
+    """(the error the map calls 1× the tolerance, how it was chosen).
+
+    An element passes when |out − ref| ≤ atol + rtol·|ref|, and the view has no ``ref``. From a
+    full-resolution error map it can still estimate the typical |ref|: rel_err is
+    ||out − ref|| / ||ref|| over the measured elements, so rms|ref| = ||err|| / rel_err / √n.
+    The scale is then atol + rtol·rms|ref|; otherwise (all errors 0, a downsampled map) atol."""
+    atol = max(float(c.atol), 0.0)
+    if c.error_map is not None and not c.error_map_stride and c.rel_err and math.isfinite(c.rel_err):
+        err = np.asarray(c.error_map, dtype=np.float64).reshape(-1)
+        finite = err[np.isfinite(err)]
+        norm = float(np.sqrt(np.sum(finite * finite))) if finite.size else 0.0
+        if norm > 0 and c.rel_err > 0:
+            rms_ref = norm / c.rel_err / math.sqrt(finite.size)
+            return max(atol + c.rtol * rms_ref, 1e-30), "atol + rtol·rms|ref|"
+    return max(atol, 1e-30), "atol"
+
+
+def _display(err: np.ndarray, scale: float) -> np.ndarray:
+    """Errors as display values 0..1 (see ``error_colormap``); non-finite stay NaN."""
+    r = err / scale
+    over = 0.5 + 0.5 * np.log10(np.maximum(r, 1.0)) / math.log10(OVER_MAX)
+    return np.where(r <= 1.0, 0.5 * r, np.minimum(over, 1.0)).astype(np.float32)
 
 
 def fold(values: np.ndarray, width: int = DEFAULT_FOLD) -> tuple[np.ndarray, int]:
@@ -140,17 +183,20 @@ class CorrectnessView(QWidget):
         self.overlay = pg.ImageItem(axisOrder="row-major")  # unwritten / NaN / padding colours
         self.overlay.setZValue(5)
         mp.addItem(self.overlay)
-        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get("inferno"),
-                                        label="|out − ref|", interactive=False, width=14)
+        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=error_colormap(),
+                                        label="error ÷ tolerance", interactive=False, width=14)
         self.colorbar.setImageItem(self.image, insert_in=mp)
+        # short tick labels in tolerance units: a narrow panel used to clip "1.2e-06"-style ones
+        decade = 0.5 / math.log10(OVER_MAX)
+        self.colorbar.axis.setTicks([[(0.0, "0"), (0.5, "1×"), (0.5 + decade, "10×"),
+                                      (0.5 + 2 * decade, "100×"), (1.0, f"{OVER_MAX:g}×")]])
+        self.colorbar.axis.setWidth(46)
+        self._scale = 1.0
+        self._scale_how = "atol"
         self.map_view.scene().sigMouseMoved.connect(self._on_hover)
         self.map_legend = QLabel(self)
         self.map_legend.setWordWrap(True)
-        self.map_legend.setText(
-            f"colour: |out − ref| from 0 to the largest finite error (at least atol) · "
-            f"<span style='color:{theme.UNWRITTEN}'>■</span> never written · "
-            f"<span style='color:{theme.NAN}'>■</span> NaN computed · "
-            f"<span style='color:{theme.MASKED}'>■</span> past the end")
+        self._update_legend()
         right = QVBoxLayout()
         right.addWidget(self.map_view, 1)
         right.addWidget(self.map_legend)
@@ -217,7 +263,8 @@ class CorrectnessView(QWidget):
             what = "NaN computed where the reference is finite"
         else:
             bad = e > c.atol
-            what = f"|out − ref| = {e:.3g}" + (f" > atol {c.atol:g}" if bad else f" ≤ atol {c.atol:g}")
+            what = (f"|out − ref| = {e:.3g}" + (f" > atol {c.atol:g}" if bad else f" ≤ atol {c.atol:g}")
+                    + f" ({e / self._scale:.3g}× the map's tolerance {self._scale:.3g})")
         lines = [where, what]
         if self._programs is not None:
             prog = self._programs(c.output, flat)
@@ -225,7 +272,31 @@ class CorrectnessView(QWidget):
                 lines.append(f"written by {prog}")
         return "\n".join(lines)
 
+    def tolerance(self) -> tuple[float, str]:
+        """(the error the map's colours call 1× the tolerance, how it was chosen); see
+        ``tolerance_scale``."""
+        return self._scale, self._scale_how
+
+    def element_display_value(self, flat: int) -> float:
+        """Where element ``flat`` sits on the colour bar: 0..0.5 within the tolerance, 0.5..1
+        from 1× to ``OVER_MAX``× over it; NaN for elements drawn by the overlay instead."""
+        img = self.image.image
+        if img is None or self._err2d is None:
+            return math.nan
+        row, col = divmod(int(flat), self._width)
+        return float(img[row, col])
+
     # -- internals -----------------------------------------------------------------------------
+    def _update_legend(self) -> None:
+        sw = "<span style='color:{}'>■</span>"
+        tol = (f"tolerance {_sci(self._scale)} ({self._scale_how})" if self._shown is not None
+               else "the tolerance")
+        self.map_legend.setText(
+            f"colour: |out − ref| relative to {tol}: {sw.format(_OK_LO)}{sw.format(_OK_HI)} within it, "
+            f"{sw.format(_OVER[0])}{sw.format(_OVER[2])}{sw.format(_OVER[3])} 1× to {OVER_MAX:g}× over (log) · "
+            f"{sw.format(theme.UNWRITTEN)} never written · {sw.format(theme.NAN)} NaN computed · "
+            f"{sw.format(theme.MASKED)} past the end")
+
     def _on_output(self, i: int) -> None:
         if self._check is None or i < 0:
             return
@@ -284,12 +355,11 @@ class CorrectnessView(QWidget):
         pad = idx >= n
         unwritten = np.isinf(flat) & ~pad
         nan = np.isnan(flat) & ~pad
-        finite = np.isfinite(flat)
-        vmax = float(flat[finite].max()) if finite.any() else 0.0
-        vmax = max(vmax, c.atol, 1e-30)
-        shown = np.where(finite, flat, np.nan).reshape(rows, cols).astype(np.float32)
+        self._scale, self._scale_how = tolerance_scale(c)
+        self._update_legend()
+        shown = _display(np.where(np.isfinite(flat), flat, np.nan), self._scale).reshape(rows, cols)
         self.image.setImage(shown, autoLevels=False)
-        self.colorbar.setLevels((0.0, vmax))
+        self.colorbar.setLevels((0.0, 1.0))
         over = np.zeros((rows * cols, 4), dtype=np.uint8)
         for mask, colour in ((unwritten, theme.UNWRITTEN), (nan, theme.NAN), (pad, theme.MASKED)):
             q = theme.qcolor(colour)

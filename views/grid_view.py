@@ -8,20 +8,28 @@ the programs that touched it. A click pins the selection; a second click or Esc 
 loop slider shows one iteration of the outermost loop at a time, so a matmul's A and B tiles can
 be watched walking along K.
 
-Everything a hover needs is precomputed in ``set_trace`` as numpy arrays grouped by program
-(CSR style), so a hover is a few slices and one fancy-indexed assignment per tensor — never a
-Python loop over elements.
+Everything a hover needs is precomputed as numpy arrays grouped by program (CSR style), so a
+hover is a few slices and one fancy-indexed assignment per tensor — never a Python loop over
+elements. That precompute is a module-level pure function, ``prepare_trace`` (numpy only, no Qt),
+so ``set_trace(trace, background=True)`` runs it on a worker thread and then applies the result
+on the GUI thread in short steps, one event-loop turn each: a 4096-program trace arriving never
+freezes the window. The pyqtgraph plots are made once and reused by every later trace (a new
+PlotItem costs ~20 ms of GUI time, reconfiguring one well under 1 ms).
 """
 
 from __future__ import annotations
 
 import math
+import sys
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QCursor, QKeyEvent, QPen
+from PySide6.QtGui import QColor, QCursor, QKeyEvent, QPen, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QGraphicsRectItem,
@@ -40,6 +48,7 @@ from PySide6.QtWidgets import (
 )
 
 from kernels.trace.model import (
+    NO_PROGRAM,
     OOB_OUTSIDE_VIEW,
     OP_ATOMIC,
     OP_LOAD,
@@ -52,7 +61,7 @@ from kernels.trace.model import (
 )
 from views import theme
 
-__all__ = ["COLOR_MODES", "GridView", "LIT_LOAD", "LIT_STORE", "fold_width"]
+__all__ = ["COLOR_MODES", "GridView", "LIT_LOAD", "LIT_STORE", "PreparedTrace", "fold_width", "prepare_trace"]
 
 COLOR_MODES: dict[str, str] = {
     "program": "by program",
@@ -139,6 +148,8 @@ class _Panel:
     prog_ptr: np.ndarray  # int64 [P+1]: program p's events are ev[prog_ptr[p]:prog_ptr[p+1]]
     role: str
     n_oob: int
+    several_at: np.ndarray  # int64: elements touched by several programs (who == SEVERAL)
+    several_slot: np.ndarray  # uint8: their lookup-table slot (race, accumulated, shared read)
     plot: pg.PlotItem | None = None
     image: pg.ImageItem | None = None
     overlay: pg.ImageItem | None = None
@@ -159,6 +170,17 @@ class _Panel:
     def events_of_lanes(self, lane_pos: np.ndarray) -> np.ndarray:
         return np.searchsorted(self.lane_ptr, lane_pos, side="right") - 1
 
+    def element_slots(self, prog_slots: np.ndarray) -> np.ndarray:
+        """uint8 [numel]: every element's lookup-table slot, given every program's slot — one
+        gather (``who`` shifted so NO_PROGRAM and SEVERAL index two leading entries) and one
+        scatter for the elements of several programs."""
+        ext = np.empty(prog_slots.shape[0] + 2, np.uint8)
+        ext[SEVERAL + 2] = ext[NO_PROGRAM + 2] = _UNTOUCHED  # SEVERAL's are overwritten below
+        ext[2:] = prog_slots
+        out = ext[self.who + 2]
+        out[self.several_at] = self.several_slot
+        return out
+
     def to_image(self, flat_values: np.ndarray, pad_value: int) -> np.ndarray:
         """A flat per-element uint8 array as the row-major image drawn (fold padded)."""
         size = self.rows * self.cols
@@ -172,6 +194,207 @@ class _Panel:
         if not self.info.shape:
             return ()
         return tuple(int(i) for i in np.unravel_index(flat, self.info.shape))
+
+
+@dataclass
+class PreparedTrace:
+    """A trace with everything the grid view draws and hovers precomputed: plain numpy, no Qt,
+    so ``prepare_trace`` can build it on a worker thread while the window keeps running."""
+
+    trace: Trace
+    mode: str  # the colour mode ``prog_slots`` and ``images`` are for
+    P: int  # programs in the grid (recorded or not)
+    pos: np.ndarray  # int64 [P]: position in trace.programs, -1 when not recorded
+    wave: np.ndarray  # [recorded programs]: the wave each one runs in
+    gw: int  # program grid columns drawn
+    grows: int  # program grid rows drawn
+    folded_grid: bool  # a 1-D grid folded into rows
+    iters: np.ndarray  # int32 [E, loops]
+    ev_step: np.ndarray  # int32 [E]: iteration of loop 0 (-1 outside, or no loop)
+    ev_kind: np.ndarray  # uint8 [E]: LIT_* bits
+    ev_by_prog: np.ndarray  # int64 [E]: event ids in program order
+    prog_ev_ptr: np.ndarray  # int64 [P+1]
+    panels: list[_Panel]
+    loop_steps: list[int]  # iterations of each loop
+    prog_slots: np.ndarray  # uint8 [P]: lookup-table slot of each program in ``mode``
+    images: list[np.ndarray]  # uint8 [rows, cols] per panel: the tile map in ``mode``
+
+
+def _grid_fold(grid: tuple[int, int, int]) -> tuple[int, int, bool]:
+    """(columns, rows, folded) of the drawn program grid: a 1-D grid folded into rows so 16384
+    programs stay square-ish; a 2-D grid as x by y."""
+    gx, gy, gz = grid
+    if gy == 1 and gz == 1:
+        gw = gx if gx <= 64 else max(1, math.ceil(math.sqrt(gx)))
+        return gw, math.ceil(gx / gw), True
+    return gx, gy, False
+
+
+def _program_slots(mode: str, trace: Trace, pos: np.ndarray, wave: np.ndarray, folded_grid: bool) -> np.ndarray:
+    """uint8 [P]: lookup-table slot of every program in colour mode ``mode``."""
+    P = pos.shape[0]
+    pid = np.arange(P)
+    recorded = pos >= 0
+    at = np.where(recorded, pos, 0)
+    if mode == "program":
+        gx, gy, _ = trace.grid
+        key = pid if folded_grid else (pid % gx) + 5 * ((pid // gx) % gy) + 3 * (pid // (gx * gy))
+        slot = _FIRST + key % len(_CATEGORICAL)
+    elif mode == "dispatch":
+        slot = _FIRST + (pid * _N_SEQ) // max(P, 1)
+    elif mode == "wave":
+        slot = _FIRST + np.asarray(wave)[at] % len(_CATEGORICAL)
+    else:
+        frac = np.asarray(trace.stats.masked_fraction, np.float64)[at]
+        slot = _FIRST + np.rint(np.clip(frac, 0, 1) * (_N_SEQ - 1)).astype(np.int64)
+    return np.where(recorded, slot, _NOT_RECORDED).astype(np.uint8)
+
+
+def _build_panels(trace: Trace, P: int, kind: np.ndarray, step: np.ndarray) -> list[_Panel]:
+    ev = trace.events
+    oob_by_tensor: dict[str, int] = {}
+    for r in trace.oob:
+        oob_by_tensor[r.nearest_tensor] = oob_by_tensor.get(r.nearest_tensor, 0) + r.count
+    # event ids of each tensor in program order, all tensors in one stable sort
+    order = np.lexsort((ev.program, ev.tensor)) if len(ev) else np.zeros(0, np.int64)
+    tensor_sorted = ev.tensor[order]
+    panels = []
+    for t, info in enumerate(trace.tensors):
+        lo, hi = np.searchsorted(tensor_sorted, [t, t + 1])
+        js = order[lo:hi]
+        n = ev.n_active[js].astype(np.int64)
+        lane_ptr = np.zeros(len(js) + 1, np.int64)
+        np.cumsum(n, out=lane_ptr[1:])
+        gather = np.repeat(ev.lane_start[js] - lane_ptr[:-1], n) + np.arange(int(lane_ptr[-1]))
+        numel = info.numel
+        elem = ev.elements[gather]
+        if numel < 2**31:
+            elem = elem.astype(np.int32, copy=False)
+        m = trace.maps[t]
+        n_writes = m.n_writes.reshape(-1)
+        written = n_writes > 0
+        who = np.where(written, m.writer.reshape(-1), m.reader.reshape(-1)).astype(np.int32, copy=False)
+        several_at = np.flatnonzero(who == SEVERAL)
+        conflict = m.multiply_written.reshape(-1)[several_at]  # atomics accumulating are no conflict
+        several_slot = np.where(written[several_at], np.where(conflict, _MULTI_WRITE, _ACCUMULATED),
+                                _SHARED_READ).astype(np.uint8)
+        ops = set(np.unique(ev.op[js]).tolist())
+        role = " + ".join(word for op, word in ((OP_LOAD, "read"), (OP_STORE, "written"),
+                                                (OP_ATOMIC, "atomics")) if op in ops) or "untouched"
+        if len(info.shape) <= 1:
+            lanes = ev.n_active[js] + ev.n_masked[js] + ev.n_oob[js]
+            block = int(lanes.max()) if lanes.size else 64
+            # one access block per row; a vector shorter than a row is one row
+            cols = max(1, min(fold_width(numel, block if block >= 8 else 64), numel))
+            rows, folded = max(1, math.ceil(numel / cols)), True
+        else:
+            cols = int(info.shape[-1])
+            rows, folded = int(np.prod(info.shape[:-1])), False
+        ev_prog = ev.program[js].astype(np.int32)
+        panels.append(_Panel(
+            index=t, info=info, maps=m, who=who, rows=rows, cols=cols, folded=folded, ev=js,
+            ev_prog=ev_prog, ev_kind=kind[js], ev_step=step[js], lane_ptr=lane_ptr, elem=elem,
+            prog_ptr=np.searchsorted(ev_prog, np.arange(P + 1)).astype(np.int64),
+            role=role, n_oob=oob_by_tensor.get(info.name, 0), several_at=several_at,
+            several_slot=several_slot))
+    return panels
+
+
+def prepare_trace(trace: Trace, mode: str = "program") -> PreparedTrace:
+    """Precompute what the grid view needs to draw ``trace`` in colour mode ``mode``: events
+    grouped by program and by tensor, per-element owners, the tile-map images. Numpy only (no
+    Qt), so it may run on any thread; the big steps (sorts, gathers) release the GIL."""
+    if mode not in COLOR_MODES:
+        raise ValueError(f"unknown colour mode {mode!r}; one of {', '.join(COLOR_MODES)}")
+    P = trace.n_programs
+    pos = np.full(P, -1, np.int64)
+    pos[trace.programs] = np.arange(len(trace.programs))
+    wave = (trace.wave if trace.wave is not None else
+            (trace.programs // max(trace.n_sms * trace.programs_per_sm, 1)))
+    gw, grows, folded_grid = _grid_fold(trace.grid)
+    ev = trace.events
+    E = len(ev)
+    iters = ev.iters.astype(np.int32) if ev.iters.ndim == 2 else np.zeros((E, 0), np.int32)
+    step = iters[:, 0] if iters.shape[1] else np.full(E, -1, np.int32)
+    kind = _KIND_OF_OP[ev.op.astype(np.int64)]
+    # all events of a program, in program order (the tracer records program by program; the
+    # stable sort keeps each program's order even if it did not)
+    ev_by_prog = np.argsort(ev.program, kind="stable")
+    prog_ev_ptr = np.searchsorted(ev.program[ev_by_prog], np.arange(P + 1))
+    panels = _build_panels(trace, P, kind, step)
+    loop_steps = [int(iters[:, j].max()) + 1 if len(iters) else 0 for j in range(iters.shape[1])]
+    prog_slots = _program_slots(mode, trace, pos, wave, folded_grid)
+    images = [p.to_image(p.element_slots(prog_slots), _PAD) for p in panels]
+    return PreparedTrace(trace=trace, mode=mode, P=P, pos=pos, wave=wave, gw=gw, grows=grows,
+                         folded_grid=folded_grid, iters=iters, ev_step=step, ev_kind=kind,
+                         ev_by_prog=ev_by_prog, prog_ev_ptr=prog_ev_ptr, panels=panels,
+                         loop_steps=loop_steps, prog_slots=prog_slots, images=images)
+
+
+_prepare_pool: ThreadPoolExecutor | None = None
+_prepare_pool_lock = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """One background thread shared by every grid view: traces are prepared one at a time, in
+    the order they arrive (a stale one is dropped when it lands, by its generation)."""
+    global _prepare_pool
+    with _prepare_pool_lock:
+        if _prepare_pool is None:
+            _prepare_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tilescope-grid-prepare")
+        return _prepare_pool
+
+
+class _PlotSlot:
+    """One pyqtgraph plot with an image, an overlay and a cell marker, made once and reused by
+    every later trace (see the module doc); ``configure`` readies it for a new map."""
+
+    def __init__(self) -> None:
+        self.left = _IndexAxis("left")
+        self.top = _IndexAxis("top")
+        # no context menu: the view box's menu alone costs a quarter of a new plot's build time
+        self.plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
+                                axisItems={"left": self.left, "top": self.top})
+        plot = self.plot
+        plot.showAxis("top")
+        plot.hideAxis("bottom")
+        plot.hideButtons()
+        plot.setMenuEnabled(False)
+        plot.invertY(True)
+        for axis in (self.left, self.top):
+            axis.setStyle(tickLength=-4)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.overlay = pg.ImageItem(axisOrder="row-major")
+        self.overlay.setZValue(5)
+        self.marker = QGraphicsRectItem(0, 0, 1, 1)
+        pen = QPen(QColor("#000000"))
+        pen.setWidthF(2.0)
+        pen.setCosmetic(True)
+        self.marker.setPen(pen)
+        self.marker.setZValue(10)
+        self.marker.hide()
+        for item in (self.image, self.overlay, self.marker):
+            plot.addItem(item)
+        self.scatter: pg.ScatterPlotItem | None = None  # the program grid's OOB marks
+        self._sizes = (plot.minimumHeight(), plot.preferredHeight(), plot.maximumHeight(),
+                       plot.minimumWidth())
+
+    def configure(self, title: str, row_len: int, lock: bool) -> None:
+        plot = self.plot
+        plot.setTitle(title)
+        self.left.row_len = row_len
+        for axis in (self.left, self.top):
+            axis.setTicks(None)  # also drops the cached tick picture (row_len may have changed)
+        plot.showAxis("left")
+        plot.setAspectLocked(lock)
+        lo, pref, hi, min_w = self._sizes
+        plot.setMinimumHeight(lo)
+        plot.setPreferredHeight(pref)
+        plot.setMaximumHeight(hi)
+        plot.setMinimumWidth(min_w)
+        self.overlay.hide()
+        self.marker.hide()
+        plot.enableAutoRange()  # fit the next image (a strip sets its range itself)
 
 
 class _IndexAxis(pg.AxisItem):
@@ -203,13 +426,23 @@ class GridView(QWidget):
 
     Signals: ``programHovered(pid)`` (-1 when none), ``elementHovered(tensor, flat_index)``
     (``("", -1)`` when none), ``accessLineHovered(line)`` (the source line of the selected
-    access; -1 when none), ``pinnedChanged(bool)``.
+    access; -1 when none), ``pinnedChanged(bool)``, ``traceApplied(Trace)`` (a trace is drawn
+    and can be hovered: at the end of ``set_trace``, or later with ``background=True``),
+    ``traceFailed(str)`` (a background preparation raised; the previous trace stays).
     """
 
     programHovered = Signal(int)
     elementHovered = Signal(str, int)
     accessLineHovered = Signal(int)
     pinnedChanged = Signal(bool)
+    traceApplied = Signal(object)
+    traceFailed = Signal(str)
+    # internal: a PreparedTrace (or the exception) from the preparing thread, queued to this one
+    _prepared = Signal(int, object)
+
+    #: plots made ahead, one per event-loop turn after the view is first shown: a program grid
+    #: and three tile maps cover most kernels, so the first trace need not build any
+    WARM_PLOTS = 4
 
     PLAY_INTERVAL_MS = 700
 
@@ -231,6 +464,16 @@ class GridView(QWidget):
         self._prog_flags: np.ndarray | None = None
         self._oob_records: list = []
         self._cell_labels: list[pg.TextItem] = []
+        self._gen = 0  # bumped by every set_trace: a preparation of an older one is dropped
+        self._shown: Trace | None = None  # the trace fully drawn (what trace() returns)
+        self._applying = False  # a background trace is being applied step by step
+        self._loading: Trace | None = None  # the trace a background set_trace is drawing
+        self._steps: Iterator[None] | None = None
+        self._slots: list[_PlotSlot] = []  # tile-map plots, reused across traces
+        self._prog_slot: _PlotSlot | None = None
+        self._label_pool: list[pg.TextItem] = []  # pid labels inside small grids' cells
+        self._warming = False
+        self._prepared.connect(self._on_prepared)
 
         # --- controls
         self._mode_combo = QComboBox()
@@ -283,7 +526,9 @@ class GridView(QWidget):
         self._scroll = QScrollArea()
         self._scroll.setWidgetResizable(True)
         self._scroll.setWidget(self._glw)
-        self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # side-by-side maps have a minimum width (their titles): below it, scroll sideways
+        # rather than clip the maps at the right edge
+        self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self._glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self._glw.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         self._glw.viewport().installEventFilter(self)  # to drop the hover when the mouse leaves
@@ -333,14 +578,81 @@ class GridView(QWidget):
 
     # ------------------------------------------------------------------ public API
     def trace(self) -> Trace | None:
-        return self._trace
+        """The trace drawn (a background ``set_trace`` replaces it once it is applied)."""
+        return self._shown
+
+    def is_loading(self) -> bool:
+        """True while a background ``set_trace`` is being prepared or applied."""
+        return self._loading is not None
 
     def graphics_view(self) -> pg.GraphicsLayoutWidget:
         """The pyqtgraph view holding the grid and the maps (for mouse-driven tests and export)."""
         return self._glw
 
-    def set_trace(self, trace: Trace) -> None:
-        """Draw ``trace``; precomputes every per-program element list (vectorized) once."""
+    def set_trace(self, trace: Trace, *, background: bool = False) -> None:
+        """Draw ``trace``. At once (the precompute and the drawing on this thread), or with
+        ``background=True``: the precompute runs on a worker thread and the drawing is applied
+        in short steps, one per event-loop turn, so the window stays responsive; the previous
+        trace stays on screen until then. ``traceApplied`` is emitted either way."""
+        self._gen += 1
+        gen = self._gen
+        self._steps = None
+        if not background:
+            self._loading = None
+            for _ in self._apply_steps(prepare_trace(trace, self._mode), gen):
+                pass
+            return
+        self._loading = trace
+        mode = self._mode
+
+        def job() -> None:
+            try:
+                result: object = prepare_trace(trace, mode)
+            except Exception as e:  # noqa: BLE001 — reported on the GUI thread, not lost here
+                result = e
+            try:
+                self._prepared.emit(gen, result)
+            except RuntimeError:  # the view was deleted meanwhile: nobody is waiting
+                pass
+
+        _pool().submit(job)
+
+    def _on_prepared(self, gen: int, result: object) -> None:
+        if gen != self._gen:
+            return  # a newer trace was set meanwhile
+        if isinstance(result, BaseException):
+            self._loading = None
+            msg = f"could not draw the trace: {type(result).__name__}: {result}"
+            print(f"tilescope: {msg}", file=sys.stderr)
+            self.traceFailed.emit(msg)
+            return
+        assert isinstance(result, PreparedTrace)
+        self._steps = self._apply_steps(result, gen)
+        self._next_step(gen)
+
+    def _next_step(self, gen: int) -> None:
+        if gen != self._gen or self._steps is None:
+            return
+        try:
+            next(self._steps)
+        except StopIteration:
+            self._steps = None
+            return
+        QTimer.singleShot(0, lambda: self._next_step(gen))
+
+    def _apply_steps(self, prep: PreparedTrace, gen: int) -> Iterator[None]:
+        """Install a prepared trace; yields between steps that each take at most ~15 ms (each
+        plot still to be made, then everything else)."""
+        while len(self._slots) < len(prep.panels) or self._prog_slot is None:
+            self._make_slot()
+            yield
+        if prep.mode != self._mode:  # the colour mode changed while it was being prepared
+            prep.prog_slots = _program_slots(self._mode, prep.trace, prep.pos, prep.wave, prep.folded_grid)
+            prep.images = [p.to_image(p.element_slots(prep.prog_slots), _PAD) for p in prep.panels]
+            prep.mode = self._mode
+            yield
+        trace = prep.trace
+        self._applying = True
         self._timer.stop()
         self._play.setChecked(False)
         self._trace = trace
@@ -348,22 +660,15 @@ class GridView(QWidget):
         self._step = None
         self._z = 0
         self._last_line = -1
-        gx, gy, gz = trace.grid
-        self._P = trace.n_programs
-        self._pos = np.full(self._P, -1, np.int64)
-        self._pos[trace.programs] = np.arange(len(trace.programs))
-        self._wave = (trace.wave if trace.wave is not None else
-                      (trace.programs // max(trace.n_sms * trace.programs_per_sm, 1)))
-        if gy == 1 and gz == 1:  # 1-D grid: fold into rows so 16384 programs stay square-ish
-            self._gw = gx if gx <= 64 else max(1, math.ceil(math.sqrt(gx)))
-            self._grows = math.ceil(gx / self._gw)
-            self._folded_grid = True
-        else:
-            self._gw, self._grows, self._folded_grid = gx, gy, False
-        self._build_index(trace)
+        self._P, self._pos, self._wave = prep.P, prep.pos, prep.wave
+        self._gw, self._grows, self._folded_grid = prep.gw, prep.grows, prep.folded_grid
+        self._iters, self._ev_step, self._ev_kind = prep.iters, prep.ev_step, prep.ev_kind
+        self._ev_by_prog, self._prog_ev_ptr = prep.ev_by_prog, prep.prog_ev_ptr
+        self._panels = prep.panels
         self._lut = _mode_lut(self._mode)
-        self._prog_slots = self._program_slots()
+        self._prog_slots = prep.prog_slots
         self._build_plots(trace)
+        gz = trace.grid[2]
         self._z_spin.blockSignals(True)
         self._z_spin.setRange(0, gz - 1)
         self._z_spin.setValue(0)
@@ -374,9 +679,7 @@ class GridView(QWidget):
         self._window_label.setText(f"Recorded {trace.window} — the other programs did not run "
                                    "under the tracer." if trace.window else "")
         self._fill_oob_list(trace)
-        iters = self._iters
-        self._loop_steps = [int(iters[:, j].max()) + 1 if len(iters) else 0
-                            for j in range(iters.shape[1])]
+        self._loop_steps = list(prep.loop_steps)
         self._loop_combo.blockSignals(True)
         self._loop_combo.clear()
         for j, n in enumerate(self._loop_steps):
@@ -385,8 +688,19 @@ class GridView(QWidget):
         self._loop_combo.blockSignals(False)
         self._loop = 0
         self._set_loop_controls(self._loop_steps[0] if self._loop_steps else 0)
-        self._apply_colours()
+        # the images in the same step: setImage only stores them (they are rendered at the next
+        # paint), and a paint between the steps would show the last trace's images under the
+        # new titles
+        self._draw_program_grid()
+        for p, img in zip(self._panels, prep.images, strict=True):
+            p.image.setImage(img, levels=(0, 255), lut=self._lut, autoLevels=False)
+        self._update_legend()
+        self._applying = False
+        self._loading = None
+        self._shown = trace
         self._refresh()
+        if gen == self._gen:
+            self.traceApplied.emit(trace)
 
     def color_mode(self) -> str:
         return self._mode
@@ -599,66 +913,45 @@ class GridView(QWidget):
                 return p
         raise ValueError(f"no tensor {tensor!r}; the trace has {', '.join(self.tensor_names())}")
 
-    def _build_index(self, trace: Trace) -> None:
-        ev = trace.events
-        E = len(ev)
-        self._iters = (ev.iters.astype(np.int32) if ev.iters.ndim == 2 else np.zeros((E, 0), np.int32))
-        step = self._iters[:, 0] if self._iters.shape[1] else np.full(E, -1, np.int32)
-        kind = _KIND_OF_OP[ev.op.astype(np.int64)]
-        self._ev_step, self._ev_kind = step, kind
-        # all events of a program, in program order (the tracer records program by program; the
-        # stable sort keeps each program's order even if it did not)
-        self._ev_by_prog = np.argsort(ev.program, kind="stable")
-        self._prog_ev_ptr = np.searchsorted(ev.program[self._ev_by_prog], np.arange(self._P + 1))
-        oob_by_tensor: dict[str, int] = {}
-        for r in trace.oob:
-            oob_by_tensor[r.nearest_tensor] = oob_by_tensor.get(r.nearest_tensor, 0) + r.count
-        self._panels = []
-        for t, info in enumerate(trace.tensors):
-            js = np.nonzero(ev.tensor == t)[0]
-            js = js[np.argsort(ev.program[js], kind="stable")]
-            n = ev.n_active[js].astype(np.int64)
-            lane_ptr = np.concatenate([[0], np.cumsum(n)]).astype(np.int64)
-            gather = np.repeat(ev.lane_start[js] - lane_ptr[:-1], n) + np.arange(int(lane_ptr[-1]))
-            numel = info.numel
-            elem = ev.elements[gather]
-            if numel < 2**31:
-                elem = elem.astype(np.int32)
-            m = trace.maps[t]
-            writer, reader = m.writer.reshape(-1), m.reader.reshape(-1)
-            who = np.where(m.n_writes.reshape(-1) > 0, writer, reader).astype(np.int32)
-            ops = set(np.unique(ev.op[js]).tolist())
-            role = " + ".join(word for op, word in ((OP_LOAD, "read"), (OP_STORE, "written"),
-                                                    (OP_ATOMIC, "atomics")) if op in ops) or "untouched"
-            if len(info.shape) <= 1:
-                lanes = ev.n_active[js] + ev.n_masked[js] + ev.n_oob[js]
-                block = int(lanes.max()) if lanes.size else 64
-                # one access block per row; a vector shorter than a row is one row
-                cols = max(1, min(fold_width(numel, block if block >= 8 else 64), numel))
-                rows, folded = max(1, math.ceil(numel / cols)), True
-            else:
-                cols = int(info.shape[-1])
-                rows, folded = int(np.prod(info.shape[:-1])), False
-            ev_prog = ev.program[js].astype(np.int32)
-            self._panels.append(_Panel(
-                index=t, info=info, maps=m, who=who, rows=rows, cols=cols, folded=folded, ev=js,
-                ev_prog=ev_prog, ev_kind=kind[js], ev_step=step[js], lane_ptr=lane_ptr, elem=elem,
-                prog_ptr=np.searchsorted(ev_prog, np.arange(self._P + 1)).astype(np.int64),
-                role=role, n_oob=oob_by_tensor.get(info.name, 0)))
-
     # ------------------------------------------------------------------ plots
-    def _new_plot(self, title: str, left: pg.AxisItem | None, lock: bool) -> pg.PlotItem:
-        axes = {"left": left or _IndexAxis("left"), "top": _IndexAxis("top")}
-        plot = pg.PlotItem(axisItems=axes, title=title)
-        plot.showAxis("top")
-        plot.hideAxis("bottom")
-        plot.hideButtons()
-        plot.setMenuEnabled(False)
-        plot.invertY(True)
-        plot.setAspectLocked(lock)
-        for name in ("left", "top"):
-            plot.getAxis(name).setStyle(tickLength=-4)
-        return plot
+    def _make_slot(self) -> None:
+        """Make one more reusable plot: the program grid's first (it also holds the OOB marks)."""
+        slot = _PlotSlot()
+        if self._prog_slot is None:
+            scatter = pg.ScatterPlotItem(symbol="x", size=11, pen=pg.mkPen(theme.FAIL, width=2),
+                                         brush=pg.mkBrush(theme.FAIL))
+            scatter.setZValue(20)
+            slot.plot.addItem(scatter)
+            slot.scatter = scatter
+            self._prog_slot = slot
+        else:
+            self._slots.append(slot)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        self.warm_up()
+
+    def warm_up(self) -> None:
+        """Make the plots a first trace will need (``WARM_PLOTS``), one per event-loop turn,
+        so that drawing the first trace does not have to (the window calls this after its first
+        frame; showing the view does too)."""
+        if self._warming or self._loading is not None or self._steps is not None:
+            return  # one chain at a time; a trace being applied makes what it needs itself
+        if self._prog_slot is None or len(self._slots) < self.WARM_PLOTS - 1:
+            self._make_slot()
+            self._warming = True
+            QTimer.singleShot(0, self._warm_next)
+
+    def _warm_next(self) -> None:
+        self._warming = False
+        self.warm_up()
+
+    def _cell_label(self, i: int) -> pg.TextItem:
+        while len(self._label_pool) <= i:
+            label = pg.TextItem(anchor=(0.5, 0.5))
+            label.setZValue(8)
+            self._label_pool.append(label)
+        return self._label_pool[i]
 
     def _build_plots(self, trace: Trace) -> None:
         self._glw.clear()
@@ -673,21 +966,14 @@ class GridView(QWidget):
         else:
             desc = f"grid ({gx}, {gy}{', ' + str(gz) if gz > 1 else ''}): x → , y ↓"
         title = f"<b>Programs</b> — {self._P} {'program' if self._P == 1 else 'programs'}, {desc}"
-        left = _IndexAxis("left", self._gw) if self._folded_grid and not small else None
-        self._prog_plot = self._new_plot(title, left, lock=not small)
+        ps = self._prog_slot
+        ps.configure(title, self._gw if self._folded_grid and not small else 1, lock=not small)
+        self._prog_plot, self._prog_image = ps.plot, ps.image
+        self._prog_overlay, self._prog_marker, self._oob_scatter = ps.overlay, ps.marker, ps.scatter
         self._glw.addItem(self._prog_plot, row=0, col=0, colspan=ncols)
-        self._prog_image = pg.ImageItem(axisOrder="row-major")
-        self._prog_overlay = pg.ImageItem(axisOrder="row-major")
-        self._prog_overlay.setZValue(5)
-        self._prog_plot.addItem(self._prog_image)
-        self._prog_plot.addItem(self._prog_overlay)
-        self._prog_marker = self._marker_item()
-        self._prog_plot.addItem(self._prog_marker)
-        self._oob_scatter = pg.ScatterPlotItem(symbol="x", size=11, pen=pg.mkPen(theme.FAIL, width=2),
-                                               brush=pg.mkBrush(theme.FAIL))
-        self._oob_scatter.setZValue(20)
-        self._prog_plot.addItem(self._oob_scatter)
-        self._cell_labels: list[pg.TextItem] = []
+        for label in self._cell_labels:
+            self._prog_plot.removeItem(label)
+        self._cell_labels = []
         if self._gw <= 32:  # a tick per cell, centred, labelled with x (or pid along a fold)
             self._prog_plot.getAxis("top").setTicks([[(c + 0.5, str(c)) for c in range(self._gw)]])
         if not self._folded_grid and self._grows <= 32:
@@ -697,9 +983,8 @@ class GridView(QWidget):
         if labelled:
             for r in range(self._grows):
                 for c in range(self._gw):
-                    label = pg.TextItem(anchor=(0.5, 0.5))
+                    label = self._cell_label(len(self._cell_labels))
                     label.setPos(c + 0.5, r + 0.5)
-                    label.setZValue(8)
                     self._prog_plot.addItem(label)
                     self._cell_labels.append(label)
         if small:
@@ -711,7 +996,7 @@ class GridView(QWidget):
             self._prog_plot.setMaximumHeight(420)
 
         row, col = 1, 0
-        for p in self._panels:
+        for p, slot in zip(self._panels, self._slots, strict=False):
             shape = "×".join(str(s) for s in p.info.shape) or "scalar"
             strip = self._is_strip(p)
             # a map beside others gets a two-line title: the layout cannot shrink a title
@@ -723,16 +1008,12 @@ class GridView(QWidget):
             if p.n_oob:
                 title += (f" <span style='color:{theme.FAIL}'><b>⚠ {p.n_oob} out-of-bounds "
                           f"lane{'s' if p.n_oob != 1 else ''}</b></span>")
-            plot = self._new_plot(title, _IndexAxis("left", p.cols) if p.folded else None, lock=not strip)
-            p.plot, p.image = plot, pg.ImageItem(axisOrder="row-major")
-            p.overlay = pg.ImageItem(axisOrder="row-major")
-            p.overlay.setZValue(5)
-            p.marker = self._marker_item()
-            for item in (p.image, p.overlay, p.marker):
-                plot.addItem(item)
+            slot.configure(title, p.cols if p.folded else 1, lock=not strip)
+            plot = slot.plot
+            p.plot, p.image, p.overlay, p.marker = plot, slot.image, slot.overlay, slot.marker
             if strip:
-                # a short vector is a full-width strip, as tall as its rows need
-                # as tall as its rows need; squeezable to 10 px a row before the view scrolls
+                # a short vector is a full-width strip, as tall as its rows need; squeezable to
+                # 10 px a row before the view scrolls
                 plot.setMinimumHeight(62 + min(10 * p.rows, 60))
                 plot.setPreferredHeight(62 + 24 * p.rows)
                 plot.setMaximumHeight(62 + 24 * p.rows)
@@ -743,12 +1024,14 @@ class GridView(QWidget):
                 row += 1
                 continue
             plot.setMinimumHeight(200)
+            plot.setMinimumWidth(160)  # below that a map is too small to hover an element
             self._glw.addItem(plot, row=row, col=col)
             col += 1
             if col >= ncols:
                 row, col = row + 1, 0
-        need = int(self._glw.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).height()) + 8
-        self._glw.setMinimumHeight(max(320, need))
+        need = self._glw.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+        self._glw.setMinimumHeight(max(320, int(need.height()) + 8))
+        self._glw.setMinimumWidth(max(420, int(need.width()) + 8))
 
     @staticmethod
     def _is_strip(p: _Panel) -> bool:
@@ -761,54 +1044,24 @@ class GridView(QWidget):
         item.setPreferredHeight(h)
         item.setMaximumHeight(h)
 
-    def _marker_item(self) -> QGraphicsRectItem:
-        item = QGraphicsRectItem(0, 0, 1, 1)
-        pen = QPen(QColor("#000000"))
-        pen.setWidthF(2.0)
-        pen.setCosmetic(True)
-        item.setPen(pen)
-        item.setZValue(10)
-        item.hide()
-        return item
-
     # ------------------------------------------------------------------ colours
     def _lut_colour(self, slot: int) -> QColor:
         r, g, b, a = (int(v) for v in self._lut[int(slot)])
         return QColor(r, g, b, a)
 
-    def _program_slots(self) -> np.ndarray:
+    def _current_program_slots(self) -> np.ndarray:
         """uint8 [P]: lookup-table slot of every program in the current mode."""
-        P = self._P
-        pid = np.arange(P)
-        recorded = self._pos >= 0
-        pos = np.where(recorded, self._pos, 0)
-        if self._mode == "program":
-            gx, gy, _ = self._trace.grid
-            key = pid if self._folded_grid else (pid % gx) + 5 * ((pid // gx) % gy) + 3 * (pid // (gx * gy))
-            slot = _FIRST + key % len(_CATEGORICAL)
-        elif self._mode == "dispatch":
-            slot = _FIRST + (pid * _N_SEQ) // max(P, 1)
-        elif self._mode == "wave":
-            slot = _FIRST + np.asarray(self._wave)[pos] % len(_CATEGORICAL)
-        else:
-            frac = np.asarray(self._trace.stats.masked_fraction, np.float64)[pos]
-            slot = _FIRST + np.rint(np.clip(frac, 0, 1) * (_N_SEQ - 1)).astype(np.int64)
-        return np.where(recorded, slot, _NOT_RECORDED).astype(np.uint8)
+        return _program_slots(self._mode, self._trace, self._pos, self._wave, self._folded_grid)
 
     def _cell_slot(self, pids: np.ndarray) -> np.ndarray:
         return self._prog_slots[pids]
 
     def _element_slots(self, p: _Panel) -> np.ndarray:
-        who = p.who
-        written = p.maps.n_writes.reshape(-1) > 0
-        conflict = p.maps.multiply_written.reshape(-1)  # atomics accumulating is no conflict
-        several = np.where(written, np.where(conflict, _MULTI_WRITE, _ACCUMULATED), _SHARED_READ)
-        special = np.where(who == SEVERAL, several, _UNTOUCHED).astype(np.uint8)
-        return np.where(who >= 0, self._prog_slots[np.maximum(who, 0)], special).astype(np.uint8)
+        return p.element_slots(self._prog_slots)
 
     def _apply_colours(self) -> None:
         self._lut = _mode_lut(self._mode)
-        self._prog_slots = self._program_slots()
+        self._prog_slots = self._current_program_slots()
         self._draw_program_grid()
         for p in self._panels:
             p.image.setImage(p.to_image(self._element_slots(p), _PAD), levels=(0, 255),
@@ -863,7 +1116,7 @@ class GridView(QWidget):
         return self._pinned if self._pinned is not None else self._hover
 
     def _set_hover(self, target: tuple | None) -> None:
-        if self._trace is None:
+        if self._trace is None or self._applying:
             return
         old = self._hover
         if target == old:

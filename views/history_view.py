@@ -125,8 +125,37 @@ class _HistoryModel(QAbstractTableModel):
         self.rows: list[dict[str, Any]] = []
 
     def set_rows(self, rows: list[dict[str, Any]]) -> None:
+        """Take ``rows``; when they are the rows shown plus new ones (the usual refresh after a
+        run) only the new rows are inserted and the rows gone removed, so the sorting proxy
+        places a handful of rows instead of re-sorting all of them (each comparison is a Python
+        ``data`` call: a full re-sort of 500 rows took ~30 ms)."""
+        new = [dict(r) for r in rows]
+        new_ids = [r.get("id") for r in new]
+        old_at = {r.get("id"): i for i, r in enumerate(self.rows)}
+        if (None in new_ids or None in old_at or len(set(new_ids)) != len(new_ids)
+                or len(old_at) != len(self.rows)):
+            self._reset(new)
+            return
+        new_by_id = dict(zip(new_ids, new, strict=True))
+        kept = [i for i in new_ids if i in old_at]
+        if any(self.rows[old_at[i]] != new_by_id[i] for i in kept):
+            self._reset(new)  # a row changed: simplest to start over
+            return
+        kept_set = set(kept)
+        for i in sorted((old_at[k] for k in old_at if k not in kept_set), reverse=True):
+            self.beginRemoveRows(QModelIndex(), i, i)
+            del self.rows[i]
+            self.endRemoveRows()
+        added = [r for r in new if r["id"] not in kept_set]
+        if added:
+            n = len(self.rows)
+            self.beginInsertRows(QModelIndex(), n, n + len(added) - 1)
+            self.rows.extend(added)
+            self.endInsertRows()
+
+    def _reset(self, rows: list[dict[str, Any]]) -> None:
         self.beginResetModel()
-        self.rows = [dict(r) for r in rows]
+        self.rows = rows
         self.endResetModel()
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
@@ -337,6 +366,9 @@ class HistoryView(QWidget):
         hh = self.table.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         hh.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        # columns fit their contents, measured over the first rows in view order (newest
+        # first) rather than every row: over 500 rows that measuring took ~0.6 s per refresh
+        hh.setResizeContentsPrecision(40)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
         self.table.doubleClicked.connect(self._on_double_click)
 

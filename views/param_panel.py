@@ -388,6 +388,23 @@ class ParamPanel(QWidget):
         f = self._fields.get(name)
         return bool(f and f.frame.property("invalid"))
 
+    def mark_field(self, name: str, reason: str) -> bool:
+        """Mark field ``name`` invalid with ``reason`` under it: for an error the panel's own
+        checks cannot foresee (the worker's "too large for this device"). The mark stays until
+        ``clear_marks`` or the next edit, which revalidates every field. Returns False when
+        the kernel has no such field."""
+        f = self._fields.get(name)
+        if f is None:
+            return False
+        f.frame.set_invalid(True)
+        f.error.setText(reason)
+        f.error.show()
+        return True
+
+    def clear_marks(self) -> None:
+        """Drop the marks ``mark_field`` set: every field shows its own checks' verdict again."""
+        self._revalidate()
+
     def errors(self) -> dict[str, str]:
         out = {n: f.error.text() for n, f in self._fields.items() if f.error.text()}
         if self.general_error.text():

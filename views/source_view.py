@@ -2,7 +2,9 @@
 
 The grid view reports which source line an access came from; ``mark_line(line)`` highlights that
 line and scrolls to it. ``tl.load`` and ``tl.store`` are highlighted apart from the other
-``tl.*`` calls because they are what the grid view draws.
+``tl.*`` calls because they are what the grid view draws: white on a blue (load) or orange
+(store) chip. The marked line's background would cover those chips and leave white text on
+yellow, so the mark re-draws them on top of itself.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from PySide6.QtGui import (
     QPainter,
     QPalette,
     QSyntaxHighlighter,
+    QTextBlock,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
@@ -45,6 +48,9 @@ _SCHEMES = {
 }
 
 _BUILTINS = ("range", "min", "max", "len", "abs", "int", "float", "print", "True", "False", "None")
+# the chips of the accesses the grid view draws (the highlighter's rules for them, too)
+_LOAD_RE = r"\btl\.(?:load|atomic_\w+)\b"
+_STORE_RE = r"\btl\.store\b"
 
 
 def _fmt(spec: tuple) -> QTextCharFormat:
@@ -77,8 +83,8 @@ class PythonHighlighter(QSyntaxHighlighter):
              _fmt(sch["number"])),
             (QRegularExpression(r"^\s*@[\w.]+"), _fmt(sch["decorator"])),
             (QRegularExpression(r"\btl\.\w+(?:\.\w+)*"), _fmt(sch["tl"])),
-            (QRegularExpression(r"\btl\.(?:load|atomic_\w+)\b"), _fmt(sch["load"])),
-            (QRegularExpression(r"\btl\.store\b"), _fmt(sch["store"])),
+            (QRegularExpression(_LOAD_RE), _fmt(sch["load"])),
+            (QRegularExpression(_STORE_RE), _fmt(sch["store"])),
         ]
         self._string = _fmt(sch["string"])
         self._comment = _fmt(sch["comment"])
@@ -200,11 +206,29 @@ class SourceView(QWidget):
         sel.format.setBackground(QColor(self._scheme["mark"]))
         sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
         sel.cursor = QTextCursor(block)
-        self._edit.setExtraSelections([sel])
+        self._edit.setExtraSelections([sel, *self._chips(block)])
         self._edit.setTextCursor(QTextCursor(block))
         self._edit.centerCursor()
         self._gutter.update()
         return True
+
+    def _chips(self, block: QTextBlock) -> list[QTextEdit.ExtraSelection]:
+        """The load/store chips of ``block`` as selections drawn over the line mark (a later
+        extra selection paints over an earlier one), so they keep their own colours."""
+        out = []
+        text = block.text()
+        for key, pattern in (("load", _LOAD_RE), ("store", _STORE_RE)):
+            it = QRegularExpression(pattern).globalMatch(text)
+            while it.hasNext():
+                m = it.next()
+                sel = QTextEdit.ExtraSelection()
+                sel.format = _fmt(self._scheme[key])
+                cur = QTextCursor(block)
+                cur.setPosition(block.position() + m.capturedStart())
+                cur.setPosition(block.position() + m.capturedEnd(), QTextCursor.MoveMode.KeepAnchor)
+                sel.cursor = cur
+                out.append(sel)
+        return out
 
     def clear_mark(self) -> None:
         self._marked = None

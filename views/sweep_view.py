@@ -8,6 +8,11 @@ boxed, and failed cells hatched with their reason in the tooltip. Points can arr
 
 "Best" is the highest throughput among passing points (lowest milliseconds for interpreter
 sweeps): a point that failed its check has no meaningful speed, so it is shown as failed.
+
+Points streaming in are drawn at most ~30 times a second (``add_point`` updates the data and
+the title at once and schedules the plot); what does not change per point (axis labels, ticks,
+ranges, the cells' text items) is set up once per sweep, so a point costs a few milliseconds
+of the GUI thread, not tens.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -40,6 +45,7 @@ from .throughput_view import _fmt, format_values, result_figures
 __all__ = ["SweepView", "point_failure"]
 
 _CELL_TEXT_MAX = 100  # write values into cells only while the grid is small enough to read
+_REDRAW_MS = 33  # points arriving faster than ~30 per second share a redraw
 
 
 def point_failure(p: SweepPoint) -> str | None:
@@ -80,8 +86,18 @@ class SweepView(QWidget):
         self._axes: list[tuple[str, list[Any]]] = []
         self._points: dict[tuple[int, ...], SweepPoint] = {}
         self._interp = False
-        self._cell_labels: list[list[pg.TextItem]] = []
+        # the text in each heatmap cell, made when the cell's point arrives (a TextItem costs
+        # ~1 ms to make: all of a sweep's at once held up its first point), reused afterwards
+        self._cell_labels: dict[tuple[int, int], pg.TextItem] = {}
+        self._label_pool: list[pg.TextItem] = []
+        self._cell_state: dict[tuple[int, int], tuple[str, str]] = {}  # (text, colour) shown
         self._hatches: list[QGraphicsRectItem] = []
+        self._hatched: dict[tuple[int, int], QGraphicsRectItem] = {}
+        self._labels: dict[tuple[int, str], str] = {}  # (plot id, side) -> axis label shown
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(_REDRAW_MS)
+        self._timer.timeout.connect(self.flush)
 
         self.title = QLabel("No sweep yet.", self)
         self.title.setObjectName("sweep_title")
@@ -162,21 +178,30 @@ class SweepView(QWidget):
     def clear(self) -> None:
         self._axes = []
         self._points = {}
-        self._redraw()
+        self._clear_hatches()
+        self.flush()
 
     def set_sweep(self, sweep: SweepResult) -> None:
         """Show a whole sweep (axes from ``sweep.request.axes``, in their order)."""
         self._set_axes(sweep.request.axes)
         for p in sweep.points:
             self._store(p)
-        self._redraw()
+        self.flush()
 
     def add_point(self, point: SweepPoint, axes: dict[str, list[Any]]) -> None:
         """Add one point of a running sweep; ``axes`` (name -> all values to be tried) lays out
-        the plot. New axes reset the view."""
+        the plot. New axes reset the view. The data and the title follow at once; the plot
+        within ``_REDRAW_MS`` (or at ``flush``)."""
         if [(k, list(v)) for k, v in axes.items()] != self._axes:
             self._set_axes(axes)
         self._store(point)
+        self._update_title()
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def flush(self) -> None:
+        """Redraw now instead of waiting for the coalescing timer."""
+        self._timer.stop()
         self._redraw()
 
     def mode(self) -> str:
@@ -226,8 +251,15 @@ class SweepView(QWidget):
             lines.append("★ best of the sweep")
         return "\n".join(lines)
 
+    def cell_text(self, *index: int) -> str:
+        """The text written in the heatmap cell at axis indices ``index`` (x index first): its
+        value, "failed", or "" (not run yet, or a grid too large for cell text)."""
+        t = self._cell_labels.get(tuple(index))
+        return t.toPlainText() if t is not None else ""
+
     def export(self, path: str | Path) -> Path:
         """Save the visible plot (.png or .svg)."""
+        self.flush()
         w = self.stack.currentWidget()
         if not isinstance(w, pg.PlotWidget):
             raise ValueError("nothing to export: no sweep is shown")
@@ -239,7 +271,9 @@ class SweepView(QWidget):
             raise ValueError(f"a sweep view shows one or two swept parameters, got {len(axes)}")
         self._axes = [(k, list(v)) for k, v in axes.items()]
         self._points = {}
+        self._clear_hatches()
         self._build_cells()
+        self._setup_axes()
 
     def _store(self, p: SweepPoint) -> None:
         key = []
@@ -286,23 +320,55 @@ class SweepView(QWidget):
     # -- internals: drawing --------------------------------------------------------------------
     def _build_cells(self) -> None:
         hp = self.heat_plot.getPlotItem()
-        for row in self._cell_labels:
-            for t in row:
-                hp.removeItem(t)
-        self._cell_labels = []
-        if len(self._axes) != 2:
-            return
-        nx, ny = len(self._axes[0][1]), len(self._axes[1][1])
-        if nx * ny <= _CELL_TEXT_MAX:
-            for iy in range(ny):
-                row = []
-                for ix in range(nx):
-                    t = pg.TextItem("", color="w", anchor=(0.5, 0.5))
-                    t.setPos(ix + 0.5, iy + 0.5)
-                    t.setZValue(5)
-                    hp.addItem(t, ignoreBounds=True)
-                    row.append(t)
-                self._cell_labels.append(row)
+        for t in self._cell_labels.values():
+            hp.removeItem(t)
+            self._label_pool.append(t)
+        self._cell_labels = {}
+        self._cell_state = {}
+
+    def _cell_label(self, ix: int, iy: int) -> pg.TextItem:
+        t = self._cell_labels.get((ix, iy))
+        if t is None:
+            t = self._label_pool.pop() if self._label_pool else pg.TextItem("", color="w", anchor=(0.5, 0.5))
+            t.setText("")
+            t.setPos(ix + 0.5, iy + 0.5)
+            t.setZValue(5)
+            self.heat_plot.getPlotItem().addItem(t, ignoreBounds=True)
+            self._cell_labels[(ix, iy)] = t
+        return t
+
+    def _clear_hatches(self) -> None:
+        hp = self.heat_plot.getPlotItem()
+        for h in self._hatches:
+            hp.removeItem(h)
+        self._hatches = []
+        self._hatched = {}
+
+    def _setup_axes(self) -> None:
+        """What stays the same for the whole sweep: ticks, axis names, the heatmap's range."""
+        if len(self._axes) == 1:
+            name, values = self._axes[0]
+            x, kind = _axis_positions(values)
+            cp = self.curve_plot.getPlotItem()
+            self._set_label(cp, "bottom", name + (" (log2 axis)" if kind == "log2" else ""))
+            ticks = [(float(xi), str(v)) for xi, v in zip(x, values, strict=True)]
+            cp.getAxis("bottom").setTicks(None if kind == "linear" else [ticks])
+        elif len(self._axes) == 2:
+            (xname, xvals), (yname, yvals) = self._axes
+            hp = self.heat_plot.getPlotItem()
+            self._set_label(hp, "bottom", xname)
+            self._set_label(hp, "left", yname)
+            hp.getAxis("bottom").setTicks([[(i + 0.5, str(v)) for i, v in enumerate(xvals)]])
+            hp.getAxis("left").setTicks([[(i + 0.5, str(v)) for i, v in enumerate(yvals)]])
+            hp.setXRange(0, len(xvals), padding=0.02)
+            hp.setYRange(0, len(yvals), padding=0.02)
+
+    def _set_label(self, plot: pg.PlotItem, side: str, text: str) -> None:
+        # an axis label is a rich-text item: setting it costs ~0.2 ms even when unchanged
+        key = (id(plot), side)
+        if self._labels.get(key) != text:
+            self._labels[key] = text
+            plot.setLabel(side, text)
 
     def _redraw(self) -> None:
         n_axes = len(self._axes)
@@ -322,15 +388,11 @@ class SweepView(QWidget):
         return "ms (interpreter wall clock)" if self._interp else self._metric
 
     def _draw_curve(self) -> None:
-        name, values = self._axes[0]
+        _, values = self._axes[0]
         d = self._curve_arrays()
         x, y, t = d["x"], d["y"], d["torch"]
-        _, kind = _axis_positions(values)
         cp = self.curve_plot.getPlotItem()
-        cp.setLabel("bottom", name + (" (log2 axis)" if kind == "log2" else ""))
-        cp.setLabel("left", self._unit())
-        ticks = [(float(xi), str(v)) for xi, v in zip(x, values, strict=True)]
-        cp.getAxis("bottom").setTicks(None if kind == "linear" else [ticks])
+        self._set_label(cp, "left", self._unit())
         self.triton_curve.setData(x, y)
         tm = np.isfinite(t)
         self.torch_curve.setData(x[tm], t[tm]) if tm.any() else self.torch_curve.setData([], [])
@@ -352,7 +414,6 @@ class SweepView(QWidget):
             self.best_text.hide()
 
     def _draw_heatmap(self) -> None:
-        (xname, xvals), (yname, yvals) = self._axes
         img = self._heat_array()
         ny, nx = img.shape
         hp = self.heat_plot.getPlotItem()
@@ -366,18 +427,12 @@ class SweepView(QWidget):
         self.image.setImage(img, autoLevels=False)
         self.image.setRect(QRectF(0, 0, nx, ny))
         self.colorbar.setLevels((lo, hi))
-        self.colorbar.getAxis("left").setLabel(self._unit())  # a vertical bar labels its left axis
-        hp.setLabel("bottom", xname)
-        hp.setLabel("left", yname)
-        hp.getAxis("bottom").setTicks([[(i + 0.5, str(v)) for i, v in enumerate(xvals)]])
-        hp.getAxis("left").setTicks([[(i + 0.5, str(v)) for i, v in enumerate(yvals)]])
-        hp.setXRange(0, nx, padding=0.02)
-        hp.setYRange(0, ny, padding=0.02)
-        for h in self._hatches:
-            hp.removeItem(h)
-        self._hatches = []
-        for ix, iy in self._points:
-            if np.isfinite(img[iy, ix]):
+        unit = self._unit()
+        if self._labels.get((id(self.colorbar), "left")) != unit:
+            self._labels[(id(self.colorbar), "left")] = unit
+            self.colorbar.getAxis("left").setLabel(unit)  # a vertical bar labels its left axis
+        for ix, iy in self._points:  # hatch failed cells (a point never changes once in)
+            if np.isfinite(img[iy, ix]) or (ix, iy) in self._hatched:
                 continue
             r = QGraphicsRectItem(ix, iy, 1, 1)
             r.setBrush(QBrush(QColor(theme.FAIL), Qt.BrushStyle.BDiagPattern))
@@ -385,18 +440,21 @@ class SweepView(QWidget):
             r.setZValue(1)
             hp.addItem(r)
             self._hatches.append(r)
-        for iy, row in enumerate(self._cell_labels):
-            for ix, t in enumerate(row):
+            self._hatched[(ix, iy)] = r
+        if nx * ny <= _CELL_TEXT_MAX:
+            for ix, iy in self._points:
                 v = img[iy, ix]
-                p = self._points.get((ix, iy))
                 if np.isfinite(v):
-                    t.setText(_fmt(float(v)))
                     # light text on the dark end of viridis, dark text on the bright end
                     frac = (v - lo) / (hi - lo) if hi > lo else 0.5
-                    t.setColor("k" if frac > 0.6 else "w")
+                    state = (_fmt(float(v)), "k" if frac > 0.6 else "w")
                 else:
-                    t.setText("failed" if p is not None else "")
-                    t.setColor(theme.FAIL)
+                    state = ("failed", theme.FAIL)
+                if self._cell_state.get((ix, iy)) != state:
+                    self._cell_state[(ix, iy)] = state
+                    t = self._cell_label(ix, iy)
+                    t.setText(state[0])
+                    t.setColor(state[1])
         b = self.best_index()
         if b is not None:
             self.best_box.setRect(QRectF(b[0] + 0.04, b[1] + 0.04, 0.92, 0.92))

@@ -6,8 +6,6 @@ options when an item is built); every panel calls it in its constructor, and it 
 
 from __future__ import annotations
 
-import ctypes
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,7 +29,6 @@ __all__ = [
     "icon",
     "install_export_menu",
     "mono_font",
-    "protect_singletons",
     "qcolor",
 ]
 
@@ -47,37 +44,11 @@ NAN = "#00b7c7"  # cyan: a NaN the kernel computed (as opposed to an element it 
 ACCENT_WARN = "#b8860b"
 
 _configured = False
-_protected = False
-
-
-def protect_singletons() -> None:
-    """Work around a reference-count bug of PySide6 6.12 on CPython < 3.12.
-
-    Measured here (PySide6 6.12.0, Python 3.11.7): every void Qt call made from Python
-    (``QLabel.setText``, ``QObject.property`` of an unset name, ``parent()`` returning None…)
-    drops one reference to ``None`` it never took, and every ``Signal.emit`` drops one to
-    ``True``. From 3.12 on these objects are immortal (PEP 683) and nothing happens; on 3.11 the
-    process aborts with "none_dealloc"/"bool_dealloc" after a few thousand calls (a plot with a
-    few hundred points redrawn a few times is enough). Giving the three singletons a huge
-    reference count makes them immortal in practice, which is exactly 3.12's behaviour.
-    Idempotent; a no-op on 3.12+ and on other interpreters.
-    """
-    global _protected
-    if _protected or sys.version_info >= (3, 12) or sys.implementation.name != "cpython":
-        return
-    for obj in (None, True, False):
-        # ob_refcnt is the first field of every PyObject (a Py_ssize_t) on CPython <= 3.11
-        ctypes.c_ssize_t.from_address(id(obj)).value += 1 << 40
-    _protected = True
 
 
 def configure() -> None:
-    """Set pyqtgraph's global options once: light background, antialiasing, row-major images.
-
-    Also applies ``protect_singletons()`` (see there) before any widget exists.
-    """
+    """Set pyqtgraph's global options once: light background, antialiasing, row-major images."""
     global _configured
-    protect_singletons()
     if _configured:
         return
     # row-major: image[row, col] as numpy prints it, the convention DESIGN.md fixes for tile maps.

@@ -7,6 +7,11 @@ milliseconds under a banner that says so, and the y axis changes with them.
 
 Plot items are created once and updated with ``setData``; redraws are coalesced to at most
 ~60 per second so a burst of results (a sweep streaming in) costs one redraw, not one each.
+What a frame costs is mostly the lines' pen: an antialiased 1.5-px polyline over a few hundred
+zig-zagging points takes Qt's slow path (~90 ms a frame at 250 points, measured offscreen), a
+1-px one the fast path (~10 ms at 1000). So the lines are drawn 1 px from ``_THIN`` points on,
+and past ``_DENSE`` the error bars and torch's markers (which only hide each other by then)
+are dropped too.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from . import theme
 __all__ = ["ThroughputView", "format_values", "result_figures"]
 
 _REDRAW_MS = 16  # coalesce redraws to at most ~60 per second
+_THIN = 64  # runs on screen from which the lines are drawn 1 px wide (see the module doc)
 _DENSE = 300  # runs on screen beyond which error bars and torch markers are dropped
 
 
@@ -115,6 +121,8 @@ class ThroughputView(QWidget):
         self._series = {"gpu": _Series(), "interpreter": _Series()}
         self._mode = "gpu"
         self._dense = False
+        self._pens = (False, False)  # (thin, dense) the line pens are for
+        self._shown_mode: tuple[str, str] | None = None  # (mode, metric) the labels say
         self._peak_override: float | None = None
         self._peak_from_results: float | None = None
         self._timer = QTimer(self)
@@ -260,17 +268,18 @@ class ThroughputView(QWidget):
         # Past a few hundred runs, beams and markers only hide each other (and cost paint time):
         # keep the lines and small dots, drop the error bars and torch's markers.
         dense = s.n > _DENSE
-        self.points.setSize(5 if dense else 8)
-        self.error_bars.setVisible(not dense)
-        self.torch_line.setSymbol(None if dense else "s")
         if dense != self._dense:
-            # a 1-px line takes Qt's fast path: 1000 zig-zagging points paint in ~10 ms instead
-            # of ~250 ms with 1.5-px antialiased (and dashed) pens, measured offscreen
-            w = 1 if dense else 1.5
+            self.points.setSize(5 if dense else 8)  # every spot: only when it changes
+            self.error_bars.setVisible(not dense)
+            self.torch_line.setSymbol(None if dense else "s")
+            self._dense = dense
+        pens = (s.n >= _THIN, dense)
+        if pens != self._pens:
+            w = 1 if pens[0] else 1.5
             self.triton_line.setPen(pg.mkPen(theme.TRITON, width=w))
             self.torch_line.setPen(pg.mkPen(theme.TORCH, width=w,
                                             style=Qt.PenStyle.SolidLine if dense else Qt.PenStyle.DashLine))
-            self._dense = dense
+            self._pens = pens
         if s.n:
             ok = s["ok"]
             brushes = [self._brush_ok if v else self._brush_bad for v in ok] if not ok.all() else self._brush_ok
@@ -343,9 +352,12 @@ class ThroughputView(QWidget):
             self._timer.start()
 
     def _apply_mode(self) -> None:
-        pi = self.plot.getPlotItem()
         interp = self._mode == "interpreter"
         self.banner.setVisible(interp)
+        if self._shown_mode == (self._mode, self._metric):
+            return  # rich-text labels cost ~2 ms to set, even unchanged
+        self._shown_mode = (self._mode, self._metric)
+        pi = self.plot.getPlotItem()
         if interp:
             pi.setLabel("left", "time (ms) — interpreter wall clock")
             pi.setTitle("Interpreter runs (CPU): milliseconds, lower is better")

@@ -92,3 +92,50 @@ def test_other_outputs_are_selectable(view):
     assert not view.output_combo.isHidden() and view.output_combo.count() == 2
     view.output_combo.setCurrentIndex(1)
     assert view.shown_check().output == "mean" and view.badge.text() == "FAIL"
+
+
+def _map_pixel(view: CorrectnessView, flat: int):
+    """The colour drawn on screen at element ``flat`` of the error map."""
+    QApplication.processEvents()  # laid out and painted
+    row, col = divmod(flat, view.error_image().shape[1])
+    pt = view.map_view.mapFromScene(view.image.mapToScene(QPointF(col + 0.5, row + 0.5)))
+    img = view.map_view.viewport().grab().toImage()
+    dpr = img.devicePixelRatio()
+    return img.pixelColor(int(pt.x() * dpr), int(pt.y() * dpr))
+
+
+def test_a_passing_check_reads_as_within_tolerance(view):
+    # breaks if a PASS is drawn as a black rectangle again (colours stretched from 0 to the
+    # largest error make tiny, harmless errors dark): within tolerance must look "ok"
+    c = demo_check(passed=True, n=256)
+    view.set_fold_width(16)
+    view.set_check(c)
+    scale, how = view.tolerance()
+    assert scale >= c.atol and how in ("atol", "atol + rtol·rms|ref|")
+    assert max(view.element_display_value(i) for i in range(256)) <= 0.5  # the green half
+    for flat in (0, 37, 200, 255):
+        px = _map_pixel(view, flat)
+        assert px.green() > px.red() and px.green() > px.blue() and px.lightness() > 150, (flat, px.name())
+    assert "relative to tolerance" in view.map_legend.text()
+
+
+def test_failing_elements_stand_out_and_unwritten_and_nan_stay_distinct(view):
+    # breaks if the few wrong elements of a FAIL blend in with the good ones, or never-written
+    # and NaN elements lose their own colours
+    c = demo_check(passed=False, n=256)
+    view.set_fold_width(16)
+    view.set_check(c)
+    err = np.asarray(c.error_map)
+    wrong = np.flatnonzero(np.isfinite(err) & (err > c.atol))
+    good = np.flatnonzero(np.isfinite(err) & (err <= c.atol))
+    assert len(wrong) == 12 and len(good) > 100
+    for flat in wrong[:4]:
+        assert view.element_display_value(flat) > 0.5
+        px = _map_pixel(view, int(flat))
+        assert px.red() > px.green() + 60, (int(flat), px.name())
+    px = _map_pixel(view, int(good[0]))
+    assert px.green() > px.red(), px.name()
+    unwritten, nan = 255, int(np.flatnonzero(np.isnan(err))[0])
+    assert _map_pixel(view, unwritten).name() == theme.UNWRITTEN
+    assert _map_pixel(view, nan).name() == theme.NAN
+    assert "× the map's tolerance" in view.element_tooltip(int(wrong[0]))

@@ -4,8 +4,8 @@ highlighting."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QTextCharFormat
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 
 from views.demo import MATMUL_SOURCE, VECTOR_ADD_SOURCE
 from views.source_view import SourceView
@@ -33,13 +33,52 @@ def test_mark_line_uses_the_files_line_numbers(view):
     assert view.first_line() == 18 and view.line_count() == len(VECTOR_ADD_SOURCE.splitlines()) + 1
     assert view.mark_line(24)  # file line 24 = the 7th line of the snippet
     sels = view.editor().extraSelections()
-    assert len(sels) == 1 and sels[0].cursor.blockNumber() == 6
+    assert sels and all(sel.cursor.blockNumber() == 6 for sel in sels)
     assert view.editor().textCursor().blockNumber() == 6
     assert "tl.load(x_ptr" in view.line_text(24)
     assert view.marked_line() == 24
     assert sels[0].format.background().color() != QColor("white")
     view.clear_mark()
     assert view.editor().extraSelections() == [] and view.marked_line() is None
+
+
+def _share_near(img, rect, colour: QColor, tol: int = 40) -> float:
+    """Fraction of the pixels of ``rect`` within ``tol`` of ``colour`` (each channel)."""
+    n = near = 0
+    for x in range(rect.left() + 1, rect.right()):
+        for y in range(rect.top() + 1, rect.bottom()):
+            c = img.pixelColor(x, y)
+            n += 1
+            near += all(abs(a - b) <= tol for a, b in ((c.red(), colour.red()), (c.green(), colour.green()),
+                                                        (c.blue(), colour.blue())))
+    return near / max(n, 1)
+
+
+def test_the_load_on_the_marked_line_stays_readable(qtbot, view):
+    # breaks if the yellow line mark paints over tl.load's blue chip and leaves its white text
+    # on yellow, which nobody can read
+    view.set_source(VECTOR_ADD_SOURCE, first_line=18)
+    view.mark_line(24)
+    qtbot.wait(1)
+    edit = view.editor()
+    block = edit.document().findBlockByNumber(6)
+    col = block.text().index("tl.load")
+    cur = QTextCursor(block)
+    cur.setPosition(block.position() + col)
+    left = edit.cursorRect(cur)
+    cur.setPosition(block.position() + col + len("tl.load"))
+    right = edit.cursorRect(cur)
+    token = QRect(QPoint(left.left(), left.top()), QPoint(right.left(), left.bottom()))
+    img = edit.viewport().grab().toImage()
+    dpr = img.devicePixelRatio()
+    token = QRect(int(token.left() * dpr), int(token.top() * dpr), int(token.width() * dpr),
+                  int(token.height() * dpr))
+    chip, mark = QColor("#1565c0"), QColor("#fff3b0")
+    assert _share_near(img, token, chip) > 0.5, "tl.load lost its chip on the marked line"
+    assert _share_near(img, token, mark) < 0.05
+    # the rest of the line does show the mark
+    rest = QRect(token.right() + int(40 * dpr), token.top(), int(30 * dpr), token.height())
+    assert _share_near(img, rest, mark) > 0.3
 
 
 def test_a_line_outside_the_source_clears_the_mark(view):

@@ -62,8 +62,8 @@ def test_two_axis_sweep_heatmap_and_best_cell(view):
     box = view.best_box.rect()
     assert box.center().x() == pytest.approx(3.5) and box.center().y() == pytest.approx(3.5)
     assert view.best_box.isVisible()
-    assert view._cell_labels[3][3].toPlainText() == f"{img[3, 3]:,.0f}"
-    assert view._cell_labels[4][4].toPlainText() == "failed"
+    assert view.cell_text(3, 3) == f"{img[3, 3]:,.0f}"
+    assert view.cell_text(4, 4) == "failed"
     assert len(view._hatches) == 1
     assert "shared memory" in view.cell_tooltip(4, 4)
     assert "best of the sweep" in view.cell_tooltip(3, 3)

@@ -1,4 +1,4 @@
-"""views.theme: the PySide6 6.12 / Python 3.11 reference-count guard, colours and export."""
+"""views.theme: colours, pyqtgraph options, icons, export; and the PySide6 version guard."""
 
 import os
 
@@ -7,37 +7,18 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import sys
 
 import pyqtgraph as pg
+import PySide6
 import pytest
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QLabel
 
 from views import theme
 
 
-class _Emitter(QObject):
-    fired = Signal(int)
-
-
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="None/True/False are immortal from 3.12 (PEP 683)")
-def test_configure_makes_singletons_effectively_immortal():
-    # breaks if the guard is lost: PySide6 6.12 drops a reference to None per void call and to
-    # True per emit, and Python 3.11 aborts ("none_dealloc") after a few thousand of them
-    theme.configure()
-    assert sys.getrefcount(None) > 1 << 39 and sys.getrefcount(True) > 1 << 39
-
-
-def test_many_qt_calls_and_emits_survive(qtbot):
-    # without the guard on 3.11 this aborts the whole test process long before the end
-    theme.configure()
-    label = QLabel()
-    qtbot.addWidget(label)
-    e = _Emitter()
-    got = []
-    e.fired.connect(got.append)
-    for i in range(20000):
-        label.setText(str(i))
-        e.fired.emit(i)
-    assert label.text() == "19999" and len(got) == 20000
+def test_installed_pyside6_is_not_the_release_that_aborts_on_python_3_11():
+    # breaks if PySide6 6.12.0 is installed on Python 3.11: it drops a reference to None on
+    # every void Qt call and to True on every emit, and the interpreter aborts ("none_dealloc")
+    # after a few thousand (a plot redrawn a few times). pyproject.toml excludes that release.
+    assert PySide6.__version__ != "6.12.0", "PySide6 6.12.0 aborts on Python 3.11: install another release"
 
 
 def test_configure_sets_row_major_light_plots():
