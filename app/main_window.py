@@ -22,6 +22,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -92,6 +93,16 @@ _TRACING_RE = re.compile(r"tracing \d+/(\d+) programs")
 #: history rows shown (the file keeps all of them; export writes all)
 HISTORY_ROWS = 500
 _WORK_KINDS = ("run", "trace", "sweep", "load_file")
+_background_pool: ThreadPoolExecutor | None = None
+
+
+def _background() -> ThreadPoolExecutor:
+    """One thread for the window's own slow reads (the history): jobs run in order."""
+    global _background_pool
+    if _background_pool is None:
+        _background_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tilescope-window")
+    return _background_pool
+
 _STATE_TEXT = {"starting": "starting worker…", "ready": "ready", "busy": "busy",
                "crashed": "worker crashed", "restarting": "restarting worker…", "stopped": "stopped"}
 
@@ -235,6 +246,9 @@ class LazyProgressBar(QProgressBar):
 class MainWindow(QMainWindow):
     """The Tilescope window. ``worker`` is the QtWorker (started after the first show)."""
 
+    # internal: history rows read on the background thread, queued to the GUI thread
+    _history_read = Signal(int, object)
+
     def __init__(self, settings: Settings | None = None, history: History | None = None,
                  worker: QtWorker | None = None, autostart: bool = True,
                  initial_kernel: str | None = None) -> None:
@@ -254,6 +268,7 @@ class MainWindow(QMainWindow):
         self._startup_messages: list[str] = []
         self._trace_windows: dict[int, str | None] = {}  # trace generation -> its window (None: all)
         self._window_offered: set[int] = set()  # trace generations a window was offered for
+        self._history_gen = 0  # the latest history refresh (an older one's rows are dropped)
         self.sweep_dialog: SweepDialog | None = None
 
         self.setWindowTitle("Tilescope")
@@ -521,6 +536,7 @@ class MainWindow(QMainWindow):
         self.watcher.fileChanged.connect(self._on_file_changed)
         self.live_timer.timeout.connect(self._live_run)
         self.history_timer.timeout.connect(self._refresh_history)
+        self._history_read.connect(self._on_history_read)
 
     def _restore_window(self) -> None:
         self.resize(1600, 1000)
@@ -1179,12 +1195,33 @@ class MainWindow(QMainWindow):
     # history
 
     def _refresh_history(self) -> None:
+        """Refill the history table. Reading and decoding 500 rows takes 20–50 ms, so it runs on
+        a background thread (History is thread-safe) and only the table update runs here."""
         self.history_timer.stop()
-        rows = []
-        for rec in self.history.list(limit=HISTORY_ROWS):
-            info = self.session.infos.get(rec["kernel"])
-            rows.append(history_row_from_record(rec, info.metric if info is not None else None))
-        self.history_view.set_rows(rows)
+        self._history_gen += 1
+        gen, history = self._history_gen, self.history
+        metrics = {name: info.metric for name, info in self.session.infos.items()}
+
+        def job() -> None:
+            try:
+                rows: object = [history_row_from_record(rec, metrics.get(rec["kernel"]))
+                                for rec in history.list(limit=HISTORY_ROWS)]
+            except Exception as e:  # noqa: BLE001 — a closed or broken database: say so there
+                rows = e
+            try:
+                self._history_read.emit(gen, rows)
+            except RuntimeError:  # the window is gone
+                pass
+
+        _background().submit(job)
+
+    def _on_history_read(self, gen: int, rows: object) -> None:
+        if gen != self._history_gen or self._closing:
+            return  # a newer refresh is on its way
+        if isinstance(rows, BaseException):
+            self.statusBar().showMessage(f"could not read the run history: {rows}", 10000)
+            return
+        self.history_view.set_rows(rows)  # type: ignore[arg-type]
 
     def reload_run(self, run_id: int) -> bool:
         rec = self.history.get(run_id)

@@ -56,6 +56,8 @@ def main() -> int:
         QTest.qWait(ms)
 
     def shot(name: str) -> None:
+        # the history table is refilled off the GUI thread, at most twice a second
+        wait(lambda: win.history_view.row_count() == min(win.history.count(), 500) and not win.grid.is_loading())
         settle()
         OUT.mkdir(parents=True, exist_ok=True)
         path = OUT / f"{name}.png"

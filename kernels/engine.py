@@ -4,8 +4,10 @@
 that the problem fits in memory, builds seeded inputs, poisons the outputs with NaN, launches on
 the chosen backend, checks against the float64 reference, times Triton and torch in the same
 run and collects the compile facts. It never raises for bad input or a failing kernel: every
-failure is ``RunResult.error`` (kinds: validation, compile, launch, oom, interpreter, user_file,
-cancelled, internal).
+failure is ``RunResult.error`` (kinds: validation, compile, launch, out_of_bounds, oom,
+interpreter, user_file, cancelled, internal). Under the interpreter every access is checked
+against the tensor arguments' storages first (``backends.AccessGuard``): a kernel addressing
+memory it does not own stops with ``out_of_bounds`` instead of crashing the process.
 
 Progress is reported as ``progress(stage, fraction)`` with stages "compiling", "running",
 "checking", "timing" (then "done"); ``cancel()`` is polled between stages.

@@ -41,7 +41,7 @@ __all__ = ["CorrectnessView", "error_colormap", "fold", "tolerance_scale"]
 DEFAULT_FOLD = 64
 #: errors this many times the tolerance and more get the darkest red
 OVER_MAX = 1000.0
-_OK_LO, _OK_HI = "#eef7ee", "#7cc489"  # error 0 .. the tolerance
+_OK_LO, _OK_HI = "#cfe9d2", "#4caf5a"  # error 0 .. the tolerance: light to mid green
 _OVER = ("#ffd54f", "#f57c00", "#c62828", "#4a0a0a")  # 1×, 10×, 100×, 1000× the tolerance
 
 
@@ -169,7 +169,7 @@ class CorrectnessView(QWidget):
 
         # error map
         self.map_view = pg.GraphicsLayoutWidget(self)
-        self.map_view.setMinimumSize(260, 200)
+        self.map_view.setMinimumSize(260, 150)
         self.map_plot = self.map_view.addPlot()
         mp = self.map_plot
         mp.setAspectLocked(True)
@@ -194,10 +194,18 @@ class CorrectnessView(QWidget):
         self._scale = 1.0
         self._scale_how = "atol"
         self.map_view.scene().sigMouseMoved.connect(self._on_hover)
+        # the map's title lives in a wrapping label: as a plot title its text set the plot's
+        # minimum width, and in a narrow panel that pushed the colour bar out of sight
+        self.map_title = QLabel(self)
+        self.map_title.setObjectName("map_title")
+        self.map_title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.map_title.setWordWrap(True)
+        self.map_title.setStyleSheet("font-weight: bold;")
         self.map_legend = QLabel(self)
         self.map_legend.setWordWrap(True)
         self._update_legend()
         right = QVBoxLayout()
+        right.addWidget(self.map_title)
         right.addWidget(self.map_view, 1)
         right.addWidget(self.map_legend)
 
@@ -288,14 +296,13 @@ class CorrectnessView(QWidget):
 
     # -- internals -----------------------------------------------------------------------------
     def _update_legend(self) -> None:
+        # short: the colour bar already spells out the scale (1×, 10×, … the tolerance), and a
+        # legend of three lines squeezed the map in a short panel
         sw = "<span style='color:{}'>■</span>"
-        tol = (f"tolerance {_sci(self._scale)} ({self._scale_how})" if self._shown is not None
-               else "the tolerance")
+        tol = f" {_sci(self._scale)} ({self._scale_how})" if self._shown is not None else ""
         self.map_legend.setText(
-            f"colour: |out − ref| relative to {tol}: {sw.format(_OK_LO)}{sw.format(_OK_HI)} within it, "
-            f"{sw.format(_OVER[0])}{sw.format(_OVER[2])}{sw.format(_OVER[3])} 1× to {OVER_MAX:g}× over (log) · "
-            f"{sw.format(theme.UNWRITTEN)} never written · {sw.format(theme.NAN)} NaN computed · "
-            f"{sw.format(theme.MASKED)} past the end")
+            f"colour: error ÷ tolerance{tol}, green ≤ 1× · {sw.format(theme.UNWRITTEN)} never written · "
+            f"{sw.format(theme.NAN)} NaN computed · {sw.format(theme.MASKED)} past the end")
 
     def _on_output(self, i: int) -> None:
         if self._check is None or i < 0:
@@ -342,7 +349,7 @@ class CorrectnessView(QWidget):
             self._n = 0
             self.image.clear()
             self.overlay.clear()
-            self.map_plot.setTitle("no error map" if c is not None else "")
+            self.map_title.setText("no error map" if c is not None else "")
             return
         err = np.asarray(c.error_map, dtype=np.float32)
         self._width = self._fold_width if err.ndim == 1 else err.shape[-1]
@@ -367,7 +374,7 @@ class CorrectnessView(QWidget):
         self.overlay.setImage(over.reshape(rows, cols, 4), levels=(0, 255), autoLevels=False)
         shape = "×".join(str(s) for s in np.shape(c.error_map))
         folded = f", folded {self._width} per row" if err.ndim == 1 else ""
-        self.map_plot.setTitle(f"error map of {c.output} ({shape}{folded})")
+        self.map_title.setText(f"error map of {c.output} ({shape}{folded})")
         self.map_plot.autoRange(padding=0.02)
 
     def _on_hover(self, scene_pos: QPointF) -> None:

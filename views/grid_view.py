@@ -472,6 +472,7 @@ class GridView(QWidget):
         self._slots: list[_PlotSlot] = []  # tile-map plots, reused across traces
         self._prog_slot: _PlotSlot | None = None
         self._label_pool: list[pg.TextItem] = []  # pid labels inside small grids' cells
+        self._placed: list[tuple] = []  # the plots in the layout: (plot, row, col, colspan)
         self._warming = False
         self._prepared.connect(self._on_prepared)
 
@@ -594,9 +595,14 @@ class GridView(QWidget):
         ``background=True``: the precompute runs on a worker thread and the drawing is applied
         in short steps, one per event-loop turn, so the window stays responsive; the previous
         trace stays on screen until then. ``traceApplied`` is emitted either way."""
+        if self._steps is not None:
+            # a background trace is half applied: finish it (a few ms) so that the view stays
+            # whole, and usable, while the next one is prepared
+            steps, self._steps = self._steps, None
+            for _ in steps:
+                pass
         self._gen += 1
         gen = self._gen
-        self._steps = None
         if not background:
             self._loading = None
             for _ in self._apply_steps(prepare_trace(trace, self._mode), gen):
@@ -641,8 +647,8 @@ class GridView(QWidget):
         QTimer.singleShot(0, lambda: self._next_step(gen))
 
     def _apply_steps(self, prep: PreparedTrace, gen: int) -> Iterator[None]:
-        """Install a prepared trace; yields between steps that each take at most ~15 ms (each
-        plot still to be made, then everything else)."""
+        """Install a prepared trace; yields between steps of at most ~15 ms each: every plot
+        still to be made, the layout, then the images, lists and lighting."""
         while len(self._slots) < len(prep.panels) or self._prog_slot is None:
             self._make_slot()
             yield
@@ -667,7 +673,15 @@ class GridView(QWidget):
         self._panels = prep.panels
         self._lut = _mode_lut(self._mode)
         self._prog_slots = prep.prog_slots
-        self._build_plots(trace)
+        # the layout first, then (next turn) everything else; the plots are not painted in
+        # between, where they would show the last trace's images under the new titles
+        self._glw.setUpdatesEnabled(False)
+        try:
+            self._build_plots(trace)
+        except BaseException:
+            self._glw.setUpdatesEnabled(True)
+            raise
+        yield
         gz = trace.grid[2]
         self._z_spin.blockSignals(True)
         self._z_spin.setRange(0, gz - 1)
@@ -688,9 +702,6 @@ class GridView(QWidget):
         self._loop_combo.blockSignals(False)
         self._loop = 0
         self._set_loop_controls(self._loop_steps[0] if self._loop_steps else 0)
-        # the images in the same step: setImage only stores them (they are rendered at the next
-        # paint), and a paint between the steps would show the last trace's images under the
-        # new titles
         self._draw_program_grid()
         for p, img in zip(self._panels, prep.images, strict=True):
             p.image.setImage(img, levels=(0, 255), lut=self._lut, autoLevels=False)
@@ -699,6 +710,7 @@ class GridView(QWidget):
         self._loading = None
         self._shown = trace
         self._refresh()
+        self._glw.setUpdatesEnabled(True)
         if gen == self._gen:
             self.traceApplied.emit(trace)
 
@@ -954,8 +966,8 @@ class GridView(QWidget):
         return self._label_pool[i]
 
     def _build_plots(self, trace: Trace) -> None:
-        self._glw.clear()
         gx, gy, gz = trace.grid
+        placed: list[tuple[pg.PlotItem, int, int, int]] = []  # (plot, row, col, colspan)
         blocks = [p for p in self._panels if not self._is_strip(p)]
         ncols = max(1, min(3, len(blocks)))
         small = self._grows <= 3  # a short grid: stretched cells, its row only as tall as needed
@@ -970,7 +982,7 @@ class GridView(QWidget):
         ps.configure(title, self._gw if self._folded_grid and not small else 1, lock=not small)
         self._prog_plot, self._prog_image = ps.plot, ps.image
         self._prog_overlay, self._prog_marker, self._oob_scatter = ps.overlay, ps.marker, ps.scatter
-        self._glw.addItem(self._prog_plot, row=0, col=0, colspan=ncols)
+        placed.append((self._prog_plot, 0, 0, ncols))
         for label in self._cell_labels:
             self._prog_plot.removeItem(label)
         self._cell_labels = []
@@ -1020,15 +1032,24 @@ class GridView(QWidget):
                 plot.setRange(xRange=(0, p.cols), yRange=(0, p.rows), padding=0.01)
                 if col:
                     row, col = row + 1, 0
-                self._glw.addItem(plot, row=row, col=0, colspan=ncols)
+                placed.append((plot, row, 0, ncols))
                 row += 1
                 continue
             plot.setMinimumHeight(200)
-            plot.setMinimumWidth(160)  # below that a map is too small to hover an element
-            self._glw.addItem(plot, row=row, col=col)
+            # never narrower than its title (a title is not wrapped: it would be cut off), nor
+            # than 160 px (too small to hover an element)
+            plot.setMinimumWidth(max(160, int(plot.titleLabel.item.boundingRect().width()) + 12))
+            placed.append((plot, row, col, 1))
             col += 1
             if col >= ncols:
                 row, col = row + 1, 0
+        if placed != self._placed:
+            # (re)filling the layout costs a few ms per plot (pyqtgraph activates the layout on
+            # every add): a trace laid out like the last one keeps the plots where they are
+            self._glw.clear()
+            for plot, r, c, span in placed:
+                self._glw.addItem(plot, row=r, col=c, colspan=span)
+            self._placed = placed
         need = self._glw.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
         self._glw.setMinimumHeight(max(320, int(need.height()) + 8))
         self._glw.setMinimumWidth(max(420, int(need.width()) + 8))

@@ -407,6 +407,10 @@ class SweepView(QWidget):
             i = b[0]
             self.best_mark.setData(x=[x[i]], y=[y[i]])
             self.best_text.setText(f"best {_fmt(y[i])} at {values[i]}")
+            # anchored by where the point lies: a label centred over the last point of the
+            # axis ran past the plot's right edge
+            span = float(x.max() - x.min())
+            self.best_text.setAnchor(((x[i] - x.min()) / span if span > 0 else 0.5, 1.3))
             self.best_text.setPos(x[i], y[i])
             self.best_text.show()
         else:

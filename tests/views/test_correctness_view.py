@@ -116,7 +116,7 @@ def test_a_passing_check_reads_as_within_tolerance(view):
     for flat in (0, 37, 200, 255):
         px = _map_pixel(view, flat)
         assert px.green() > px.red() and px.green() > px.blue() and px.lightness() > 150, (flat, px.name())
-    assert "relative to tolerance" in view.map_legend.text()
+    assert f"error ÷ tolerance {scale:.3g}" in view.map_legend.text()
 
 
 def test_failing_elements_stand_out_and_unwritten_and_nan_stay_distinct(view):
@@ -139,3 +139,14 @@ def test_failing_elements_stand_out_and_unwritten_and_nan_stay_distinct(view):
     assert _map_pixel(view, unwritten).name() == theme.UNWRITTEN
     assert _map_pixel(view, nan).name() == theme.NAN
     assert "× the map's tolerance" in view.element_tooltip(int(wrong[0]))
+
+
+def test_a_narrow_panel_keeps_the_colour_bar_readable(qtbot, view):
+    # breaks if the colour bar (and its tick labels) is pushed past the panel's right edge
+    view.set_check(demo_check(passed=True, n=1000))
+    view.set_fold_width(32)
+    view.resize(560, 280)
+    qtbot.wait(20)
+    right = view.colorbar.axis.sceneBoundingRect().right()
+    assert right <= view.map_view.viewport().width() + 1, (right, view.map_view.viewport().width())
+    assert "error map of out (1000, folded 32 per row)" == view.map_title.text()

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QLabel,
     QListWidget,
+    QScrollArea,
     QSlider,
     QSpinBox,
     QToolButton,
@@ -401,6 +402,78 @@ def test_large_trace_stays_interactive(qtbot, view, big_trace):
     # Python loops would take seconds here
     assert set_s < 4.0, set_s
     assert hover_s < 0.3 and elem_s < 0.3, (hover_s, elem_s)
+
+
+def test_a_background_trace_is_prepared_off_the_gui_thread(qtbot, view, big_trace):
+    # breaks if a trace arriving from the worker is precomputed on the GUI thread: the window
+    # would freeze (for ~a second with 16384 programs) instead of keeping on painting and
+    # answering the mouse; the old trace must stay usable until the new one is drawn
+    _show(qtbot, view, demo_vector_add(1000, 256))
+    old = view.trace()
+    ticks = []
+    probe = QTimer()
+    probe.setInterval(5)
+    probe.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    probe.start()
+    t0 = time.perf_counter()
+    with qtbot.waitSignal(view.traceApplied, timeout=30000) as blocker:
+        view.set_trace(big_trace, background=True)
+        submit_s = time.perf_counter() - t0
+        assert view.is_loading() and view.trace() is old
+        view.hover_program(1)  # the old trace still answers
+        assert np.flatnonzero(view.lit_elements("x")).tolist() == list(range(256, 512))
+    probe.stop()
+    assert blocker.args == [big_trace] and view.trace() is big_trace and not view.is_loading()
+    assert submit_s < 0.05, submit_s  # it only hands the work to the thread
+    assert len(ticks) >= 3, "the event loop did not run while the trace was prepared"
+    view.hover_program(16383)
+    assert np.flatnonzero(view.lit_elements("out")).tolist() == list(range(2**21 - 128, 2**21))
+
+
+def test_only_the_latest_background_trace_is_drawn(qtbot, view):
+    # breaks if a slow, older trace lands after a newer one and replaces it on screen, or a
+    # colour mode chosen meanwhile is lost
+    first, second = demo_vector_add(1000, 256), demo_matmul()
+    applied = []
+    view.traceApplied.connect(applied.append)
+    view.set_trace(first, background=True)
+    view.set_trace(second, background=True)
+    view.set_color_mode("dispatch")
+    qtbot.waitUntil(lambda: bool(applied), timeout=10000)
+    qtbot.wait(50)
+    assert applied == [second] and view.trace() is second
+    assert view.color_mode() == "dispatch"
+    assert view.program_cell_color(0).name() != view.program_cell_color(15).name()  # a ramp, first to last
+
+
+def test_a_trace_that_cannot_be_drawn_says_so_and_keeps_the_last(qtbot, view):
+    good = demo_vector_add(1000, 256)
+    _show(qtbot, view, good)
+    bad = demo_vector_add(1000, 256)
+    bad.maps = bad.maps[:1]  # a trace whose maps do not match its tensors
+    with qtbot.waitSignal(view.traceFailed, timeout=10000) as blocker:
+        view.set_trace(bad, background=True)
+    assert "could not draw the trace" in blocker.args[0]
+    assert view.trace() is good and not view.is_loading()
+
+
+def test_narrow_view_scrolls_sideways_instead_of_clipping_the_maps(qtbot, view):
+    # breaks if three side-by-side maps (and their titles, which do not wrap) are cut off at
+    # the right edge when the window is narrower than they need
+    _show(qtbot, view, demo_vector_add(64 * 4096, 64))  # titles "out [262144] float32 … (rows of 256)"
+    view.resize(view.minimumSizeHint().width(), 850)
+    qtbot.wait(20)
+    scroll = view.findChild(QScrollArea)
+    glw = view.graphics_view()
+    assert scroll.horizontalScrollBar().maximum() > 0, "no way to reach the right of the maps"
+    for name in view.tensor_names():
+        plot = view._panel(name).plot
+        title = plot.titleLabel.item.sceneBoundingRect()
+        assert plot.sceneBoundingRect().right() <= glw.width() + 1, name
+        assert title.width() <= plot.sceneBoundingRect().width() + 1, f"{name}'s title is cut"
+    view.resize(1600, 850)
+    qtbot.wait(20)
+    assert scroll.horizontalScrollBar().maximum() == 0
 
 
 def test_screenshots(qtbot, view):

@@ -98,3 +98,35 @@ def test_history_row_from_interpreter_result():
     r = history_row(1, demo_run_result({"N": 4096}, backend="interpreter"), "GB/s", when=0.0)
     assert r["metric"] is None and r["metric_unit"] == "ms" and r["ratio_vs_torch"] is None
     assert r["check"] == "pass" and r["values"]["N"] == 4096
+
+
+def test_new_runs_keep_the_selection_and_drop_the_oldest(qtbot, view):
+    # breaks if each refresh (every run, every sweep point) re-sorts from scratch: the user's
+    # selection of two runs to compare would vanish while a sweep streams in
+    rows = demo_history_rows(5)
+    view.set_rows(rows[:3])  # runs 1..3
+    _click_row(qtbot, view, 0)
+    _click_row(qtbot, view, 2, Qt.KeyboardModifier.ControlModifier)
+    assert view.selected_ids() == [3, 1]
+    view.set_rows(rows[1:])  # runs 4 and 5 are new  # the oldest (id 1) drops out, as past the window's limit
+    assert view.row_count() == 4 and view.count_label.text() == "4 runs"
+    assert [view.table.model().index(r, 0).data(Qt.ItemDataRole.UserRole + 2) for r in range(4)] == [5, 4, 3, 2]
+    assert view.selected_ids() == [3]  # run 1 left, run 3 still selected
+    changed = [dict(r) for r in rows[1:]]
+    changed[0]["kernel"] = "renamed"  # a row that changed: redrawn from scratch, still right
+    view.set_rows(changed)
+    assert sorted(r["kernel"] for r in view.rows()).count("renamed") == 1
+
+
+def test_columns_are_wide_enough_for_their_text(qtbot, view):
+    # breaks if a column is cut ("2026-11-…") because it was sized before wider rows arrived
+    rows = demo_history_rows(40)
+    view.set_rows(rows[:2])
+    rows[-1] = {**rows[-1], "kernel": "a_kernel_with_a_much_longer_name"}
+    view.set_rows(rows)
+    hh, fm, model = view.table.horizontalHeader(), view.table.fontMetrics(), view.table.model()
+    for c in range(model.columnCount()):
+        if c == 4:  # the parameters stretch over what is left
+            continue
+        widest = max(fm.horizontalAdvance(str(model.index(r, c).data())) for r in range(model.rowCount()))
+        assert hh.sectionSize(c) >= widest, (c, hh.sectionSize(c), widest)

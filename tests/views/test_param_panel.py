@@ -172,3 +172,17 @@ def test_flag_checkbox_and_set_values(qtbot):
     assert p.values()["BLOCK_M"] == 64 and p.values()["M"] == 4096 and p.is_valid()
     p.reset_defaults()
     assert p.values()["BLOCK_M"] == 128 and p.values()["ACC_FP32"] is True
+
+
+def test_a_field_the_worker_rejects_is_marked_until_the_next_edit(qtbot, panel):
+    # breaks if an error only the worker can find ("too large for this device") is not shown
+    # on its field, or the mark outlives the edit that fixes it
+    assert panel.mark_field("N", "N=98432 is too large for this device")
+    assert panel.is_marked("N") and panel.error_for("N") == "N=98432 is too large for this device"
+    assert not panel.findChild(QLabel, "error_N").isHidden()
+    assert not panel.mark_field("NO_SUCH_FIELD", "x")
+    panel.clear_marks()
+    assert not panel.is_marked("N") and panel.error_for("N") == ""
+    panel.mark_field("N", "too large")
+    _retype(qtbot, panel.editor("N"), "4096")
+    assert not panel.is_marked("N") and panel.values()["N"] == 4096

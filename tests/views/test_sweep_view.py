@@ -7,6 +7,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import numpy as np
 import pytest
 from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication
 
 from views.demo_results import demo_sweep_1d, demo_sweep_2d
 from views.sweep_view import SweepView
@@ -42,6 +43,17 @@ def test_one_axis_sweep_fills_the_curve(view):
     assert view.best_index() == (best,)
     assert view.best_mark.points()[0].pos().x() == x[best]
     assert "13/13 points, 1 failed" in view.title.text()
+    # the "best …" label stays inside the plot when the best point is the last one
+    (name, values), = sweep.request.axes.items()
+    view.clear()
+    for p in sweep.points[:best + 1]:
+        view.add_point(p, {name: values[:best + 1]})
+    view.flush()
+    QApplication.processEvents()
+    assert view.best_index() == (best,)
+    label = view.best_text.sceneBoundingRect()
+    box = view.curve_plot.getPlotItem().vb.sceneBoundingRect()
+    assert box.left() <= label.left() and label.right() <= box.right() + 1, (label, box)
 
 
 def test_two_axis_sweep_heatmap_and_best_cell(view):
@@ -73,7 +85,7 @@ def test_two_axis_sweep_heatmap_and_best_cell(view):
     assert [t[1] for t in ticks] == ["16", "32", "64", "128", "256"]
 
 
-def test_live_filling(view):
+def test_live_filling(qtbot, view):
     # breaks if points arriving one by one are not drawn as they come
     sweep = demo_sweep_2d()
     view.set_metric("TFLOP/s")
@@ -83,10 +95,34 @@ def test_live_filling(view):
     img = view.heatmap()
     assert np.isfinite(img).sum() == 3 and "3/25 points" in view.title.text()
     assert "not run yet" in view.cell_tooltip(4, 4)
+    # the plot follows within a frame or two (redraws are coalesced, see the next test)
+    ix, iy = next(iter(k for k, v in np.ndenumerate(img.T) if np.isfinite(v)))
+    qtbot.waitUntil(lambda: view.cell_text(ix, iy) != "", timeout=2000)
+    assert float(view.cell_text(ix, iy).replace(",", "")) == pytest.approx(img[iy, ix], rel=0.01)
+    assert np.isfinite(view.image.image).sum() == 3
     with pytest.raises(ValueError):  # a point that is not on the axes it claims
         view.add_point(sweep.points[0], {"BLOCK_M": [1, 2], "BLOCK_N": [16]})
     view.clear()
     assert view.mode() == "empty"
+
+
+def test_a_burst_of_points_costs_one_redraw(qtbot, view, monkeypatch):
+    # breaks if every arriving point redraws the heatmap: a sweep streaming its points in then
+    # holds the window for tens of milliseconds per point
+    sweep = demo_sweep_2d()
+    view.set_metric("TFLOP/s")
+    drawn = []
+    real = view.image.setImage
+    monkeypatch.setattr(view.image, "setImage", lambda *a, **k: (drawn.append(1), real(*a, **k))[1])
+    for p in sweep.points:
+        view.add_point(p, sweep.request.axes)
+    assert "25/25 points" in view.title.text() and not drawn  # nothing drawn inside the burst
+    qtbot.waitUntil(lambda: bool(drawn), timeout=2000)
+    once = len(drawn)  # what one redraw does (the colour bar sets the image too)
+    qtbot.wait(100)
+    assert len(drawn) == once and once <= 3
+    assert view.best_index() == (3, 3) and view.best_box.isVisible()
+    assert view.cell_text(4, 4) == "failed"
 
 
 def test_export_png(view, tmp_path):

@@ -189,3 +189,30 @@ def test_mouse_over_a_point_shows_its_configuration(qtbot, view):
     vb = view.plot.getPlotItem().vb
     qtbot.waitUntil(lambda: "BLOCK_SIZE=4096" in vb.toolTip())
     assert "Run 2" in vb.toolTip()
+
+
+def test_lines_turn_thin_before_they_turn_slow(view):
+    # breaks if the 1.5-px antialiased lines are kept past a few dozen runs: Qt draws such a
+    # zig-zag polyline slowly (~90 ms a frame at 250 runs measured here, against ~10 ms at 1 px),
+    # so the live plot stuttered between 200 and 300 runs
+    results = demo_run_results(300)
+    for r in results[:63]:
+        view.add_result(r)
+    view.flush()
+    assert view.triton_line.opts["pen"].widthF() == 1.5 and view.error_bars.isVisible()
+    view.add_result(results[63])
+    view.flush()
+    assert view.triton_line.opts["pen"].widthF() == 1 and view.torch_line.opts["pen"].widthF() == 1
+    assert view.error_bars.isVisible()  # the error bars stay until the plot is dense
+    for r in results[64:]:
+        view.add_result(r)
+    view.flush()
+    view.grab()
+    t0 = time.perf_counter()
+    view.grab()
+    paint_250 = time.perf_counter() - t0
+    assert paint_250 < 0.2, paint_250  # ~10 ms here; the thick lines took ~0.1 s
+    view.clear()
+    view.add_result(results[0])
+    view.flush()
+    assert view.triton_line.opts["pen"].widthF() == 1.5  # a new series starts with the thick line
