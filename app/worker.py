@@ -351,15 +351,9 @@ def _sweep(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
 
 def _trace(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
     from kernels import trace as tracer
-    from kernels.errors import TilescopeError, to_error_info
-    from kernels.params import ValidationError
 
-    tr = req.payload
-    try:  # a trace too large for the pipe or the host is refused before anything is built
-        srv.engine.check_trace_size(srv.engine.get_spec(tr.kernel, tr.user_file), dict(tr.values))
-    except (TilescopeError, ValidationError) as e:
-        return tracer.TraceResult(request=tr, error=to_error_info(e))
-    return tracer.trace(tr, progress=progress, cancel=cancel)
+    # kernels.trace.trace refuses traces too large for the pipe or the host before building them
+    return tracer.trace(req.payload, progress=progress, cancel=cancel)
 
 
 def _load_file(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:

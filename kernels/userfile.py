@@ -12,6 +12,7 @@ line in the user's file), or registers nothing.
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import itertools
 import linecache
@@ -87,7 +88,9 @@ def load(path: str | os.PathLike) -> list[KernelSpec]:
     # triton reads a jit function's source through linecache; an edited file must be re-read
     linecache.checkcache(key)
     mod_name = f"tilescope_user_{p.stem}_{next(_counter)}"
-    spec = importlib.util.spec_from_file_location(mod_name, key)
+    # an explicit loader: a kernel file need not end in .py to be Python
+    spec = importlib.util.spec_from_file_location(
+        mod_name, key, loader=importlib.machinery.SourceFileLoader(mod_name, key))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module

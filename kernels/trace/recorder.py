@@ -759,9 +759,11 @@ def trace(request: TraceRequest, progress: Progress | None = None, cancel: Cance
     from ..results import ErrorInfo
 
     try:
-        from ..engine import get_spec  # loads the catalog and the user's file, as a run does
+        from ..engine import check_trace_size, get_spec  # loads the catalog and the user's file
 
         spec = get_spec(request.kernel, request.user_file)
+        # a trace too large for the pipe or the host is refused before anything is built
+        check_trace_size(spec, dict(request.values))
         try:
             window = Window.parse(request.window) if request.window else None
         except ValueError as e:

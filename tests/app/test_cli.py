@@ -185,3 +185,10 @@ def test_no_verb_opens_the_gui_or_says_why(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "app.main_window", None)  # import fails
     assert cli.main([]) == 2
     assert capsys.readouterr().err.startswith("error: the GUI")
+
+
+def test_trace_too_large_is_refused_up_front(capsys):
+    # 6e9 elements of maps would never fit the pipe or the host: one clear line, exit 2, at once
+    assert main(["trace", "vector_add", "-s", "N=2000000000"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: too large to trace")

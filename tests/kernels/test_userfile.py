@@ -158,3 +158,12 @@ def test_a_user_kernel_may_not_take_a_catalog_name(tmp_path):
     with pytest.raises(UserFileError, match="'vector_add', the name of a kernel that is already loaded"):
         userfile.load(f)
     assert REGISTRY.get("vector_add") is catalog_spec and catalog_spec.origin == "catalog"
+
+
+def test_a_kernel_file_need_not_end_in_py(tmp_path, cleanup):
+    # people keep kernels in .txt/.triton files; it is Python all the same
+    f = write(tmp_path / "axpy.kernel", GOOD.replace("NAME", "user_axpy_txt"))
+    cleanup.append(f)
+    assert [s.name for s in userfile.load(f)] == ["user_axpy_txt"]
+    r = engine.run(RunRequest("user_axpy_txt", {"N": 100}, backend="interpreter", user_file=str(f)))
+    assert r.error is None and r.check.passed
