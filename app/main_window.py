@@ -21,6 +21,7 @@ import argparse
 import os
 import re
 import sys
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -337,6 +338,12 @@ class MainWindow(QMainWindow):
         lay.addWidget(self.grid_stack, 1)
         self.setCentralWidget(central)
 
+        # what runs after the first frame (see showEvent): a zero-interval QTimer fires after the
+        # paints waiting, which QTimer.singleShot(0, f) — a posted call in Qt 6 — does not
+        self._later: deque[Callable[[], Any]] = deque()
+        self._later_timer = QTimer(self)
+        self._later_timer.setInterval(0)
+        self._later_timer.timeout.connect(self._run_later)
         self.watcher = QFileSystemWatcher(self)
         self.live_timer = QTimer(self)
         self.live_timer.setSingleShot(True)
@@ -579,13 +586,20 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
-            # after the first frame: a long history takes a while, the sweep plot is not on screen
-            QTimer.singleShot(0, self._refresh_history)
-            QTimer.singleShot(0, lambda: self.sweep_view)
-            QTimer.singleShot(0, self.grid.warm_up)  # its plots, one per turn, before a trace needs them
+            # after the first frame, one per event-loop turn: the worker (the window is up
+            # before it starts), the history (read on a thread), the sweep plot (~0.1 s to
+            # build, not on screen yet), the grid's plots (before a trace needs them)
             if self._autostart:
-                # after this show has been painted: the window is up before the worker starts
-                QTimer.singleShot(0, self.start_worker)
+                self._later.append(self.start_worker)
+            self._later.extend([self._refresh_history, lambda: self.sweep_view, self.grid.warm_up])
+            self._later_timer.start()
+
+    def _run_later(self) -> None:
+        if not self._later or self._closing:
+            self._later_timer.stop()
+            self._later.clear()
+            return
+        self._later.popleft()()
 
     def start_worker(self) -> None:
         if self._closing or self.worker.started:
@@ -1047,7 +1061,9 @@ class MainWindow(QMainWindow):
         if stale:
             text += " — the parameters changed since: Trace again to update"
         self.trace_caption.setText(text)
-        self.trace_caption.setStyleSheet(f"color: {theme.ACCENT_WARN};" if stale else "color: #333;")
+        style = f"color: {theme.ACCENT_WARN};" if stale else "color: #333;"
+        if self.trace_caption.styleSheet() != style:  # a style sheet re-polishes: ~5 ms each time
+            self.trace_caption.setStyleSheet(style)
         self.trace_caption.show()
 
     def _trace_output(self) -> tuple[Trace, int] | None:

@@ -182,7 +182,10 @@ def bench_stall() -> dict:
                 draw[key].append((time.perf_counter() - t) * 1000)
         setattr(obj, name, wrapper)
 
-    timed(win.grid, "_next_step", "apply_step")  # one step of applying a prepared trace
+    # one step of applying a prepared trace (the step timer holds the bound method: re-wire it)
+    win.grid._step_timer.timeout.disconnect()
+    timed(win.grid, "_next_step", "apply_step")
+    win.grid._step_timer.timeout.connect(lambda: win.grid._next_step())
     timed(win.sweep_view, "add_point", "add_point")
     timed(win.sweep_view, "flush", "sweep_redraw")  # the coalesced redraw (at most ~30 Hz)
     probe = _Probe()

@@ -230,7 +230,10 @@ class CorrectnessView(QWidget):
 
     def set_fold_width(self, width: int) -> None:
         """Row width used to fold 1-D outputs into an image (the grid view's width, default 64)."""
-        self._fold_width = max(1, int(width))
+        width = max(1, int(width))
+        if width == self._fold_width:
+            return  # the window sets it after every run and trace: redraw only on a change
+        self._fold_width = width
         self._show(self._shown)
 
     def set_programs_for_elements(self, fn: Callable[[str, int], str | None] | None) -> None:

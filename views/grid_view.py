@@ -394,7 +394,6 @@ class _PlotSlot:
         plot.setMinimumWidth(min_w)
         self.overlay.hide()
         self.marker.hide()
-        plot.enableAutoRange()  # fit the next image (a strip sets its range itself)
 
 
 class _IndexAxis(pg.AxisItem):
@@ -475,6 +474,18 @@ class GridView(QWidget):
         self._placed: list[tuple] = []  # the plots in the layout: (plot, row, col, colspan)
         self._warming = False
         self._prepared.connect(self._on_prepared)
+        # Steps of drawing a trace, and of making plots ahead, each run from a zero-interval
+        # QTimer: it fires after the paints and input waiting. (QTimer.singleShot(0, f) would
+        # not: Qt 6 posts it as a call, run in the same batch as the paint the step before
+        # asked for, so step, paint and step add up to one long freeze.)
+        self._step_timer = QTimer(self)
+        self._step_timer.setSingleShot(True)
+        self._step_timer.setInterval(0)
+        self._step_timer.timeout.connect(self._next_step)
+        self._warm_timer = QTimer(self)
+        self._warm_timer.setSingleShot(True)
+        self._warm_timer.setInterval(0)
+        self._warm_timer.timeout.connect(self._warm_next)
 
         # --- controls
         self._mode_combo = QComboBox()
@@ -634,17 +645,17 @@ class GridView(QWidget):
             return
         assert isinstance(result, PreparedTrace)
         self._steps = self._apply_steps(result, gen)
-        self._next_step(gen)
+        self._step_timer.start()
 
-    def _next_step(self, gen: int) -> None:
-        if gen != self._gen or self._steps is None:
+    def _next_step(self) -> None:
+        if self._steps is None:
             return
         try:
             next(self._steps)
         except StopIteration:
             self._steps = None
             return
-        QTimer.singleShot(0, lambda: self._next_step(gen))
+        self._step_timer.start()
 
     def _apply_steps(self, prep: PreparedTrace, gen: int) -> Iterator[None]:
         """Install a prepared trace; yields between steps of at most ~15 ms each: every plot
@@ -952,7 +963,7 @@ class GridView(QWidget):
         if self._prog_slot is None or len(self._slots) < self.WARM_PLOTS - 1:
             self._make_slot()
             self._warming = True
-            QTimer.singleShot(0, self._warm_next)
+            self._warm_timer.start()
 
     def _warm_next(self) -> None:
         self._warming = False
@@ -1006,6 +1017,9 @@ class GridView(QWidget):
             self._prog_plot.setMinimumHeight(220)
             self._prog_plot.setPreferredHeight(360)
             self._prog_plot.setMaximumHeight(420)
+            # the range the image will need, set now: left to auto-ranging, it is found during
+            # the first paint, which then paints everything a second time
+            self._prog_plot.setRange(xRange=(0, self._gw), yRange=(0, self._grows))
 
         row, col = 1, 0
         for p, slot in zip(self._panels, self._slots, strict=False):
@@ -1036,6 +1050,7 @@ class GridView(QWidget):
                 row += 1
                 continue
             plot.setMinimumHeight(200)
+            plot.setRange(xRange=(0, p.cols), yRange=(0, p.rows))
             # never narrower than its title (a title is not wrapped: it would be cut off), nor
             # than 160 px (too small to hover an element)
             plot.setMinimumWidth(max(160, int(plot.titleLabel.item.boundingRect().width()) + 12))
