@@ -142,6 +142,10 @@ class ThroughputView(QWidget):
         self.plot = pg.PlotWidget(self)
         pi = self.plot.getPlotItem()
         pi.showGrid(x=True, y=True, alpha=0.25)
+        # no minor ticks: the axes redraw every tick and grid line on each range change, and the
+        # minor ones made that ~10 ms a frame (1000-point live plot: 66 -> 23 ms per add, bench_gui live)
+        for name in ("left", "bottom"):
+            pi.getAxis(name).setStyle(maxTickLevel=1)
         pi.setLabel("bottom", "run")
         self.legend = pi.addLegend(offset=(-10, 10))
         self.triton_line = pi.plot(pen=pg.mkPen(theme.TRITON, width=1.5), name="Triton")
