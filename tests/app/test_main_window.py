@@ -246,6 +246,10 @@ def test_worker_killed_mid_sweep_keeps_points_and_resumes(qtbot, win):
 
     ran: list[int] = []
     win.worker.point.connect(lambda _g, p: ran.append(p.values["BLOCK_SIZE"]))
+    # a person clicks the button once it is on screen (under load the banner lays out late, and a
+    # click on a widget not yet shown does nothing)
+    wait_until(lambda: win.banner.button("Resume sweep").isVisible()
+               and win.banner.button("Resume sweep").isEnabled(), 30, "the Resume button on screen")
     qtbot.mouseClick(win.banner.button("Resume sweep"), Qt.MouseButton.LeftButton)
     wait_until(lambda: s.finished, 90, "the resumed sweep")
     assert sorted(ran) == sorted(set(values) - set(done_before)), "a resumed sweep re-ran done points"
