@@ -55,7 +55,7 @@ from kernels.results import ErrorInfo
 from .protocol import PayloadError, ProtocolError, Reply, Request, encode, read_frame
 from .settings import DEFAULT_TIMEOUT_S
 
-__all__ = ["EXIT_RESTART", "SUPERSEDING_KINDS", "STATES", "WorkerClient", "WorkerError"]
+__all__ = ["EXIT_RESTART", "SUPERSEDING_KINDS", "STATES", "WorkerClient", "WorkerError", "worker_processes"]
 
 STATES = ("starting", "ready", "busy", "crashed", "restarting", "stopped")
 #: kinds where a newer request makes older ones pointless
@@ -779,3 +779,18 @@ def _describe_exit(rc: int) -> str:
 def _last_lines(lines: Any, n: int) -> str:
     keep = [ln.strip() for ln in list(lines) if ln.strip()][-n:]
     return " | ".join(keep)
+
+
+def worker_processes() -> list[Any]:
+    """Live worker processes started from this process (psutil.Process objects), for the tests
+    and benchmarks that check no worker is left behind."""
+    import psutil
+
+    out = []
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if "app.worker import main" in " ".join(p.cmdline()) and p.status() != psutil.STATUS_ZOMBIE:
+                out.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return out

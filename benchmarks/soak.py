@@ -33,18 +33,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import psutil  # noqa: E402
 
+from app.client import worker_processes  # noqa: E402
+
 MB = 1 << 20
 
 
-def _workers() -> list[psutil.Process]:
-    out = []
-    for p in psutil.Process().children(recursive=True):
-        try:
-            if "app.worker import main" in " ".join(p.cmdline()) and p.status() != psutil.STATUS_ZOMBIE:
-                out.append(p)
-        except psutil.NoSuchProcess:
-            pass
-    return out
+_workers = worker_processes
 
 
 def _snapshot(win) -> dict:

@@ -21,6 +21,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from app.client import worker_processes
 from app.main_window import MainWindow
 from app.paths import history_path, settings_path
 from app.settings import DEFAULT_TIMEOUT_S, Settings
@@ -39,16 +40,7 @@ def wait_until(pred, timeout: float = 30.0, what: str = "") -> None:
         QTest.qWait(20)
 
 
-def _workers() -> list[psutil.Process]:
-    """Worker processes started by this test process (the client runs app.worker's main)."""
-    out = []
-    for p in psutil.Process().children(recursive=True):
-        try:
-            if "app.worker import main" in " ".join(p.cmdline()) and p.status() != psutil.STATUS_ZOMBIE:
-                out.append(p)
-        except psutil.NoSuchProcess:
-            pass
-    return out
+_workers = worker_processes
 
 
 def _gone(pid: int) -> bool:
