@@ -10,7 +10,10 @@
 - stall: a QTimer fires every 10 ms on the GUI thread and records the largest gap between two
   ticks while (a) a 4096-program vector-add trace runs in the worker and is then drawn, and (b) a
   24-point sweep streams its points in. A gap is the longest time the window could not react to
-  the user. Target < 50 ms. The grid view prepares a trace on a worker thread and applies it in
+  the user. Target < 50 ms. Read it against what the machine does to an idle window: the same
+  probe runs 5 s with nothing to do before and after, and each phase reports the hypervisor's
+  steal (/proc/stat) and the GUI thread's own CPU time between two ticks (``max_busy_ms``: work
+  the app held the loop with, apart from waiting to be scheduled). The grid view prepares a trace on a worker thread and applies it in
   steps on the GUI thread: the longest step is reported apart, and so is the longest sweep
   ``add_point``.
 - live: 1000 runs added to the throughput plot one per event-loop turn, each followed by a full
@@ -113,33 +116,111 @@ def bench_startup(repeat: int = 5) -> dict:
 
 
 class _Probe:
-    """A 10 ms QTimer on the GUI thread; ``max_gap_ms`` is the longest time between two ticks."""
+    """A 10 ms QTimer on the GUI thread; ``max_gap_ms`` is the longest time between two ticks.
 
-    def __init__(self) -> None:
+    With ``why=True`` a watchdog thread samples the GUI thread's Python stack every 5 ms while a
+    tick is more than 30 ms late, so a long gap can be blamed on the code that held the thread."""
+
+    def __init__(self, why: bool = False) -> None:
+        import threading
+
         from PySide6.QtCore import QTimer
 
         self.gaps: list[float] = []
+        self.busy: list[float] = []  # the GUI thread's CPU time within each gap
         self._last: float | None = None
+        self._last_cpu = 0.0
         self.timer = QTimer()
         self.timer.setInterval(10)
         self.timer.timeout.connect(self._tick)
+        self.why = why
+        self.samples: dict[str, int] = {}
+        self._main = threading.main_thread().ident
+        self._stop = threading.Event()
+        self._watch: threading.Thread | None = None
 
     def _tick(self) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         if self._last is not None:
             self.gaps.append((now - self._last) * 1000)
-        self._last = now
+            self.busy.append((cpu - self._last_cpu) * 1000)
+        self._last, self._last_cpu = now, cpu
+
+    def _watchdog(self) -> None:
+        import traceback
+
+        while not self._stop.wait(0.005):
+            last = self._last
+            if last is None or time.perf_counter() - last < 0.030:
+                continue
+            frame = sys._current_frames().get(self._main)
+            if frame is None:
+                continue
+            stack = traceback.extract_stack(frame)
+            ours = [f"{Path(f.filename).parent.name}/{Path(f.filename).name}:{f.lineno} {f.name}"
+                    for f in stack if "bench_gui" not in f.filename][-4:]
+            key = " <- ".join(reversed(ours)) or "(in Qt, no Python frame)"
+            self.samples[key] = self.samples.get(key, 0) + 1
 
     def start(self) -> None:
-        self.gaps, self._last = [], None
+        import threading
+
+        self.gaps, self.busy, self._last, self.samples = [], [], None, {}
         self.timer.start()
+        if self.why:
+            self._stop.clear()
+            self._watch = threading.Thread(target=self._watchdog, daemon=True)
+            self._watch.start()
 
     def stop(self) -> dict:
         self.timer.stop()
+        if self._watch is not None:
+            self._stop.set()
+            self._watch.join()
+            self._watch = None
         g = sorted(self.gaps)
-        return {"max_gap_ms": round(g[-1], 1) if g else None,
-                "p99_gap_ms": round(g[int(0.99 * (len(g) - 1))], 1) if g else None,
-                "ticks": len(g)}
+        worst = max(range(len(self.gaps)), key=self.gaps.__getitem__) if g else None
+        out = {"max_gap_ms": round(g[-1], 1) if g else None,
+               "p99_gap_ms": round(g[int(0.99 * (len(g) - 1))], 1) if g else None,
+               "gaps_over_50ms": sum(1 for x in g if x > 50),
+               "ticks": len(g),
+               # the longest the GUI thread itself computed between two ticks: work the app put
+               # on the event loop, apart from the time the process waited to be scheduled
+               "max_busy_ms": round(max(self.busy), 1) if self.busy else None,
+               "busy_in_max_gap_ms": round(self.busy[worst], 1) if worst is not None else None}
+        if self.why:
+            top = sorted(self.samples.items(), key=lambda kv: -kv[1])[:12]
+            out["late_tick_stacks"] = [f"{n * 5:>4} ms  {k}" for k, n in top]
+        return out
+
+
+def _cpu_ticks() -> tuple[int, int] | None:
+    """(steal, total) jiffies of all CPUs from /proc/stat, or None off Linux."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+
+
+def _steal_pct(before: tuple[int, int] | None) -> float | None:
+    """The share of CPU time the hypervisor took from this (virtual) machine since ``before``:
+    while it is high, any process here is descheduled for tens of ms at a time."""
+    after = _cpu_ticks()
+    if before is None or after is None or after[1] == before[1]:
+        return None
+    return round(100.0 * (after[0] - before[0]) / (after[1] - before[1]), 1)
+
+
+def _idle_floor(probe: _Probe, seconds: float) -> dict:
+    """The same probe with nothing to do: the gaps the machine itself causes (timer wake-up
+    latency, other processes, a virtual CPU being descheduled), to read the others against."""
+    t0 = _cpu_ticks()
+    probe.start()
+    end = time.perf_counter() + seconds
+    _wait(lambda: time.perf_counter() > end, seconds + 5)
+    return {**probe.stop(), "seconds": seconds, "steal_pct": _steal_pct(t0)}
 
 
 def _wait(pred, timeout: float) -> None:
@@ -152,7 +233,7 @@ def _wait(pred, timeout: float) -> None:
         QTest.qWait(5)
 
 
-def bench_stall() -> dict:
+def bench_stall(why: bool = False) -> dict:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])  # noqa: F841
@@ -188,22 +269,26 @@ def bench_stall() -> dict:
     win.grid._step_timer.timeout.connect(lambda: win.grid._next_step())
     timed(win.sweep_view, "add_point", "add_point")
     timed(win.sweep_view, "flush", "sweep_redraw")  # the coalesced redraw (at most ~30 Hz)
-    probe = _Probe()
+    probe = _Probe(why)
+
+    out["idle_before"] = _idle_floor(probe, 5.0)
 
     # (a) a 4096-program trace
     win.select_kernel("vector_add", {"BLOCK_SIZE": 64, "N": 64 * 4096})
+    ticks = _cpu_ticks()
     probe.start()
     t0 = time.perf_counter()
     win.trace()
     _wait(lambda: win.grid.trace() is not None and win.grid.trace().n_programs == 4096, 600)
     t_done = time.perf_counter() - t0
     _wait(lambda: False if time.perf_counter() - t0 < t_done + 0.3 else True, 5)  # a few frames after
-    out["trace_4096"] = {**probe.stop(), "request_to_drawn_s": round(t_done, 2),
+    out["trace_4096"] = {**probe.stop(), "steal_pct": _steal_pct(ticks), "request_to_drawn_s": round(t_done, 2),
                          "apply_step_max_ms": round(max(draw["apply_step"]), 1),
                          "apply_steps": len(draw["apply_step"])}
 
     # (b) a 24-point sweep (6 block sizes x 4 sizes)
     win.select_kernel("vector_add", {"BLOCK_SIZE": 256, "N": 1000})
+    ticks = _cpu_ticks()
     probe.start()
     t0 = time.perf_counter()
     win.start_sweep({"BLOCK_SIZE": [32, 64, 128, 256, 512, 1024], "N": [1000, 2000, 4000, 8000]})
@@ -211,11 +296,13 @@ def bench_stall() -> dict:
     t_done = time.perf_counter() - t0
     _wait(lambda: False if time.perf_counter() - t0 < t_done + 0.3 else True, 5)
     pts = draw["add_point"]
-    out["sweep_24"] = {**probe.stop(), "points": win.session.sweep.done, "wall_s": round(t_done, 2),
+    out["sweep_24"] = {**probe.stop(), "steal_pct": _steal_pct(ticks), "points": win.session.sweep.done,
+                       "wall_s": round(t_done, 2),
                        "add_point_max_ms": round(max(pts), 1) if pts else None,
                        "add_point_mean_ms": round(statistics.mean(pts), 2) if pts else None,
                        "redraw_max_ms": round(max(draw["sweep_redraw"]), 1) if draw["sweep_redraw"] else None,
                        "redraws": len(draw["sweep_redraw"])}
+    out["idle_after"] = _idle_floor(probe, 5.0)
     win.close()
     out["target_max_gap_ms"] = 50
     return out
@@ -272,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("what", choices=("startup", "stall", "live", "all"))
     p.add_argument("--repeat", type=int, default=5, help="startup runs (default 5)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--why", action="store_true",
+                   help="stall: sample the GUI thread's stack while a tick is late, print the top stacks")
     args = p.parse_args(argv)
     env = _isolated_env()
     for k in ("TILESCOPE_CACHE_DIR", "TILESCOPE_CONFIG_DIR", "TILESCOPE_DATA_DIR", "QT_QPA_PLATFORM"):
@@ -282,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.what in ("live", "all"):
         res["live"] = bench_live()
     if args.what in ("stall", "all"):
-        res["stall"] = bench_stall()
+        res["stall"] = bench_stall(args.why)
     if args.json:
         print(json.dumps(res, indent=1))
         return 0
@@ -298,13 +387,22 @@ def main(argv: list[str] | None = None) -> int:
               f"p99 {v['p99_ms']} ms, max {v['max_ms']} ms (last 100 median {v['last_100_median_ms']} ms); "
               f"one repaint at 250 points {v['repaint_ms_at_250']} ms, at 1000 {v['repaint_ms_at_1000']} ms")
     if "stall" in res:
-        a, b = res["stall"]["trace_4096"], res["stall"]["sweep_24"]
-        print(f"stall, 4096-program trace: max gap {a['max_gap_ms']} ms (p99 {a['p99_gap_ms']} ms); "
-              f"longest grid apply step {a['apply_step_max_ms']} ms of {a['apply_steps']}; "
-              f"request to drawn {a['request_to_drawn_s']} s")
-        print(f"stall, 24-point sweep: max gap {b['max_gap_ms']} ms (p99 {b['p99_gap_ms']} ms); "
-              f"add_point mean {b['add_point_mean_ms']} ms, max {b['add_point_max_ms']} ms; "
-              f"{b['redraws']} redraws, longest {b['redraw_max_ms']} ms; {b['wall_s']} s")
+        st = res["stall"]
+        a, b = st["trace_4096"], st["sweep_24"]
+
+        def head(r: dict) -> str:
+            return (f"max gap {r['max_gap_ms']} ms (p99 {r['p99_gap_ms']} ms, {r['gaps_over_50ms']} over 50 ms); "
+                    f"GUI thread busy at most {r['max_busy_ms']} ms at a stretch "
+                    f"({r['busy_in_max_gap_ms']} ms of the longest gap); steal {r['steal_pct']} %")
+        for name in ("idle_before", "idle_after"):
+            print(f"stall, idle window ({st[name]['seconds']:.0f} s, nothing running): {head(st[name])}")
+        print(f"stall, 4096-program trace: {head(a)}; longest grid apply step {a['apply_step_max_ms']} ms "
+              f"of {a['apply_steps']}; request to drawn {a['request_to_drawn_s']} s")
+        print(f"stall, 24-point sweep: {head(b)}; add_point mean {b['add_point_mean_ms']} ms, max "
+              f"{b['add_point_max_ms']} ms; {b['redraws']} redraws, longest {b['redraw_max_ms']} ms; {b['wall_s']} s")
+        for name, r in (("trace", a), ("sweep", b)):
+            for line in r.get("late_tick_stacks", []):
+                print(f"  late tick ({name}): {line}")
     return 0
 
 
