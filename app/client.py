@@ -134,6 +134,7 @@ class WorkerClient:
         env: dict[str, str] | None = None,
         cwd: str | None = None,
         echo_stderr: bool = False,
+        nice: int = 0,
         start: bool = True,
     ) -> None:
         self.on_progress = on_progress
@@ -151,6 +152,7 @@ class WorkerClient:
         self._env = env
         self._cwd = cwd
         self._echo_stderr = echo_stderr
+        self._nice = max(0, int(nice))
 
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
@@ -466,7 +468,10 @@ class WorkerClient:
         # Not "-m app.worker": with -m the current directory comes first on sys.path, and a user
         # whose project has its own "app" package would start that instead. The cwd stays the
         # caller's so that relative paths of user kernel files mean what the user meant.
-        boot = (f"import sys; sys.path.insert(0, {_ROOT!r}); "
+        # ``nice``: the worker lowers its own CPU priority first thing (the processes a trace
+        # forks inherit it), so a window on a machine with few cores keeps its time slices
+        lower = f"import os; os.nice({self._nice}); " if self._nice and hasattr(os, "nice") else ""
+        boot = (f"{lower}import sys; sys.path.insert(0, {_ROOT!r}); "
                 "from app.worker import main; sys.exit(main())")
         return [self._python, "-c", boot]
 

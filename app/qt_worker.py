@@ -11,12 +11,12 @@ can be routed without looking at the object's type, and which generations are st
 answer (``pending``): the client drops the answers of superseded requests silently, so a newer
 ``run`` forgets the older ``run`` here too.
 
-The worker process runs at a lower CPU priority than the window (``WORKER_NICE``): tracing
-and interpreter runs keep every core busy, and on a machine with few cores the window would
-otherwise wait for a time slice behind them (measured on 2 cores: event-loop stalls of
-70–150 ms while a trace ran, none above 30 ms with the worker niced). The recording processes
-a trace forks inherit it. GPU timings are taken with CUDA events, which a CPU priority does
-not change.
+The worker process runs at a lower CPU priority than the window (``WORKER_NICE``, which the
+worker applies to itself as it starts, see ``WorkerClient(nice=...)``): tracing and interpreter
+runs keep every core busy, and on a machine with few cores the window would otherwise wait for a
+time slice behind them (measured on 2 cores: event-loop stalls of 70–150 ms while a trace ran,
+none above 30 ms with the worker niced). The recording processes a trace forks inherit it. GPU
+timings are taken with CUDA events, which a CPU priority does not change.
 
 No torch, no triton: this module imports ``app.client`` only.
 """
@@ -73,9 +73,6 @@ class QtWorker(QObject):
         self._kinds: dict[int, str] = {}
         self._sig_result.connect(self._on_result)
         self._sig_error.connect(self._on_error)
-        # as soon as a (re)started worker has a pid, and again at its hello (idempotent)
-        self.stateChanged.connect(self._lower_priority)
-        self.hello.connect(self._lower_priority)
 
     # -- lifecycle -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -91,6 +88,7 @@ class QtWorker(QObject):
             on_log=lambda g, lvl, text: self.log.emit(g, lvl, text),
             on_hello=lambda h: self.hello.emit(h),
             default_timeout_s=self._timeout_s,
+            nice=self._nice,
             **self._client_kw,
         )
 
@@ -167,17 +165,6 @@ class QtWorker(QObject):
             return None
 
     # -- internals (GUI thread) ----------------------------------------------------------------
-    def _lower_priority(self, _event: object = None) -> None:
-        pid = self.pid
-        if not self._nice or pid is None or not hasattr(os, "setpriority"):
-            return
-        try:
-            own = os.getpriority(os.PRIO_PROCESS, 0)
-            if os.getpriority(os.PRIO_PROCESS, pid) < own + self._nice:
-                os.setpriority(os.PRIO_PROCESS, pid, min(19, own + self._nice))
-        except OSError:  # gone already, or not ours (a worker behind ssh runs elsewhere)
-            pass
-
     def _on_result(self, gen: int, payload: Any) -> None:
         kind = self._kinds.pop(gen, None)
         if kind is not None:

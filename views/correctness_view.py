@@ -268,6 +268,8 @@ class CorrectnessView(QWidget):
         e = float(np.asarray(c.error_map).reshape(-1)[flat])
         row, col = divmod(flat, self._width)
         where = f"{c.output}[{flat}]" if np.ndim(c.error_map) == 1 else f"{c.output} row {row}, col {col} (flat {flat})"
+        if c.error_map_stride:
+            where = _block_text(c, flat)
         if math.isinf(e):
             what = "never written (still NaN-poisoned)"
         elif math.isnan(e):
@@ -377,7 +379,12 @@ class CorrectnessView(QWidget):
         self.overlay.setImage(over.reshape(rows, cols, 4), levels=(0, 255), autoLevels=False)
         shape = "×".join(str(s) for s in np.shape(c.error_map))
         folded = f", folded {self._width} per row" if err.ndim == 1 else ""
-        self.map_title.setText(f"error map of {c.output} ({shape}{folded})")
+        if c.error_map_stride:
+            block = "×".join(str(s) for s in c.error_map_stride)
+            self.map_title.setText(f"error map of {c.output}, downsampled to {shape}{folded}: each cell is "
+                                   f"the largest error of a {block} block ({c.n_elements:,} elements)")
+        else:
+            self.map_title.setText(f"error map of {c.output} ({shape}{folded})")
         self.map_plot.autoRange(padding=0.02)
 
     def _on_hover(self, scene_pos: QPointF) -> None:
@@ -397,6 +404,20 @@ class CorrectnessView(QWidget):
         if key != self._last_hover:
             self._last_hover = key
             self.elementHovered.emit(c.output, flat)
+
+
+def _block_text(c: CheckResult, flat: int) -> str:
+    """Which output elements cell ``flat`` of a downsampled error map stands for (its largest
+    error): "out[4096..8191]", or "out rows 0..3, cols 8..11" for a 2-D block."""
+    shape = np.shape(c.error_map)
+    idx = np.unravel_index(int(flat), shape)
+    spans = [(int(i) * s, (int(i) + 1) * s - 1) for i, s in zip(idx, c.error_map_stride, strict=True)]
+    if len(spans) == 1:
+        (lo, hi), = spans
+        return f"{c.output}[{lo}..{hi}] (one cell of the downsampled map: the largest error of these)"
+    names = ["rows", "cols"] if len(spans) == 2 else [f"dim {d}" for d in range(len(spans))]
+    parts = ", ".join(f"{n} {lo}..{hi}" for n, (lo, hi) in zip(names, spans, strict=True))
+    return f"{c.output} {parts} (one cell of the downsampled map: the largest error of these)"
 
 
 def _demo() -> None:  # pragma: no cover - manual preview

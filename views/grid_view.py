@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QCursor, QFontMetrics, QKeyEvent, QPen, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -731,14 +731,14 @@ class GridView(QWidget):
             p.image.setImage(img, levels=(0, 255), lut=self._lut, autoLevels=False)
         self._update_legend()
         self._applying = False
-        self._loading = None
-        self._shown = trace
         self._refresh()
         # the listeners (the window shows this view in place of its hint, marks the source, ...)
         # in a turn of their own, then the view's first paint in another: Qt paints from a 5 ms
         # update timer, after any 0 ms step, and a step and a paint back to back held the event
         # loop ~45 ms (measured)
         yield
+        # done, as far as anyone asking is concerned (trace(), is_loading()): the paint follows
+        self._shown, self._loading = trace, None
         if gen == self._gen:
             self.traceApplied.emit(trace)
         yield
@@ -1521,6 +1521,13 @@ class GridView(QWidget):
 
     # ------------------------------------------------------------------ mouse
     def _view_point(self, item: pg.ImageItem, x: float, y: float) -> QPoint:
+        # settle now what the next paint would (pending layout requests, the view box's range
+        # and transform), so the point is where the mouse will find the cell even when asked
+        # right after a trace was applied, before its first paint
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        vb = item.getViewBox()
+        if isinstance(vb, pg.ViewBox):
+            vb.prepareForPaint()
         scene = item.mapToScene(QPointF(x, y))
         return self._glw.mapFromScene(scene)
 

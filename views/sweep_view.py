@@ -121,7 +121,7 @@ class SweepView(QWidget):
         self.failed_marks = pg.ScatterPlotItem(size=12, symbol="x", pen=pg.mkPen(theme.FAIL, width=2),
                                                brush=pg.mkBrush(theme.FAIL), hoverable=True, tip=self._curve_tip)
         cp.addItem(self.failed_marks)
-        cp.legend.addItem(self.failed_marks, "failed (hover for why)")
+        self._failed_in_legend = False  # listed only once a point has failed
         self.best_mark = pg.ScatterPlotItem(size=18, symbol="star", pen=pg.mkPen("k", width=1),
                                             brush=pg.mkBrush("#ffd21f"))
         cp.addItem(self.best_mark)
@@ -402,6 +402,12 @@ class SweepView(QWidget):
         failed = [i for i in done if not np.isfinite(y[i])]
         # failed points sit on the x axis (y = 0) where a missing bar would start
         self.failed_marks.setData(x=x[failed], y=np.zeros(len(failed)), data=failed)
+        if bool(failed) != self._failed_in_legend:
+            self._failed_in_legend = bool(failed)
+            if failed:
+                cp.legend.addItem(self.failed_marks, "failed (hover for why)")
+            else:
+                cp.legend.removeItem(self.failed_marks)
         b = self.best_index()
         if b is not None:
             i = b[0]

@@ -122,6 +122,7 @@ class ThroughputView(QWidget):
         self._mode = "gpu"
         self._dense = False
         self._pens = (False, False)  # (thin, dense) the line pens are for
+        self._dots: tuple[str, int] = ("gpu", 0)  # (series, runs) the scatter holds
         self._shown_mode: tuple[str, str] | None = None  # (mode, metric) the labels say
         self._peak_override: float | None = None
         self._peak_from_results: float | None = None
@@ -149,15 +150,16 @@ class ThroughputView(QWidget):
         pi.setLabel("bottom", "run")
         self.legend = pi.addLegend(offset=(-10, 10))
         self.triton_line = pi.plot(pen=pg.mkPen(theme.TRITON, width=1.5), name="Triton")
-        self.triton_line.setDownsampling(auto=True, method="peak")
-        self.triton_line.setClipToView(True)
         self.error_bars = pg.ErrorBarItem(pen=pg.mkPen(theme.TRITON, width=1), beam=0.35)
         pi.addItem(self.error_bars)
         self.torch_line = pi.plot(pen=pg.mkPen(theme.TORCH, width=1.5, style=Qt.PenStyle.DashLine),
                                   symbol="s", symbolSize=5, symbolBrush=theme.TORCH, symbolPen=None,
                                   name="torch")
-        self.torch_line.setDownsampling(auto=True, method="peak")
-        self.torch_line.setClipToView(True)
+        for line in (self.triton_line, self.torch_line):
+            # no clipping, downsampling or range limiting: each makes a line rebuild its path
+            # whenever the view range changes (every new run moves it), ~1 ms a frame, which a
+            # few thousand points do not need
+            line.setDynamicRangeLimit(None)
         self._brush_ok = pg.mkBrush(theme.TRITON)
         self._brush_bad = pg.mkBrush(theme.FAIL)
         self.points = pg.ScatterPlotItem(size=8, pen=pg.mkPen("w", width=0.8), brush=self._brush_ok,
@@ -284,14 +286,20 @@ class ThroughputView(QWidget):
             self.torch_line.setPen(pg.mkPen(theme.TORCH, width=w,
                                             style=Qt.PenStyle.SolidLine if dense else Qt.PenStyle.DashLine))
             self._pens = pens
-        if s.n:
-            ok = s["ok"]
+        # the dots: only the runs added since the last redraw are appended (re-setting a
+        # thousand spots took ~3 ms a frame); anything else (another series, fewer runs) redraws all
+        shown_mode, shown_n = self._dots
+        k = shown_n if (shown_mode == self._mode and shown_n <= s.n) else 0
+        if s.n > k:
+            ok = s["ok"][k:]
             brushes = [self._brush_ok if v else self._brush_bad for v in ok] if not ok.all() else self._brush_ok
-            self.points.setData(x=x, y=y, data=s["idx"].astype(int), brush=brushes)
-            self.error_bars.setData(x=x, y=y, top=s["hi"] - y, bottom=y - s["lo"])
-        else:
+            pts = {"x": x[k:], "y": y[k:], "data": s["idx"][k:].astype(int), "brush": brushes}
+            self.points.addPoints(**pts) if k else self.points.setData(**pts)
+        elif k == 0:
             self.points.setData(x=[], y=[])
-            self.error_bars.setData(x=np.zeros(0), y=np.zeros(0), top=np.zeros(0), bottom=np.zeros(0))
+        self._dots = (self._mode, s.n)
+        if not dense:  # hidden when dense: not worth its ~1 ms a frame
+            self.error_bars.setData(x=x, y=y, top=s["hi"] - y, bottom=y - s["lo"])
         tmask = np.isfinite(s["torch"])
         self.torch_line.setData(x[tmask], s["torch"][tmask])
         peak = self.peak() if self._mode == "gpu" else None

@@ -153,7 +153,7 @@ def test_vector_add_run_trace_hover_and_invalid_block(qtbot, win):
 
     # Trace: 4 programs of 256 cover 1000 elements
     click_action(qtbot, win, win.trace_action)
-    wait_until(lambda: win.grid.trace() is not None, 30, "the trace")
+    wait_until(lambda: win.grid.trace() is not None and not win.grid.is_loading(), 30, "the trace")
     assert win.grid_stack.currentWidget() is win.grid
     assert win.grid.trace().grid == (4, 1, 1) and win.grid.program_grid_shape() == (1, 4)
     assert "4 programs recorded" in win.trace_caption.text()

@@ -278,6 +278,26 @@ def _tilescope_threads() -> set[str]:
     return {t.name for t in threading.enumerate() if t.name.startswith("tilescope-")}
 
 
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="POSIX priorities")
+def test_worker_lowers_its_own_priority_and_a_restart_keeps_it(worker_env):
+    # breaks if nice= is not applied by the worker itself, or a restarted worker runs at the
+    # window's priority again (on 2 cores it then takes the window's time slices)
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    c = WorkerClient(env=worker_env, nice=7)
+    try:
+        c.call("ping", timeout=120)
+        pid = c.pid
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, own + 7)
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while c.pid in (None, pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        c.call("ping", timeout=120)
+        assert c.pid != pid and os.getpriority(os.PRIO_PROCESS, c.pid) == min(19, own + 7)
+    finally:
+        c.close()
+
+
 def test_close_leaves_no_process_even_when_busy(worker_env):
     threads_before = _tilescope_threads()
     rec = Recorder()

@@ -150,3 +150,23 @@ def test_a_narrow_panel_keeps_the_colour_bar_readable(qtbot, view):
     right = view.colorbar.axis.sceneBoundingRect().right()
     assert right <= view.map_view.viewport().width() + 1, (right, view.map_view.viewport().width())
     assert "error map of out (1000, folded 32 per row)" == view.map_title.text()
+
+
+def test_a_downsampled_map_says_so_and_names_each_cells_block(view):
+    # breaks if a map the engine downsampled (an output above 16 M elements) is shown as if each
+    # cell were one element: the title must say it, and the tooltip which elements a cell covers
+    from dataclasses import replace
+
+    em = np.zeros((4, 6), np.float32)
+    em[2, 5] = 0.5  # the largest error of the block rows 1024..1535, cols 2560..3071
+    check = replace(demo_check(passed=False, n=24), error_map=em, error_map_stride=(512, 512),
+                    n_elements=2048 * 3072)
+    view.set_check(check)
+    assert "downsampled to 4×6" in view.map_title.text() and "512×512 block" in view.map_title.text()
+    tip = view.element_tooltip(2 * 6 + 5)
+    assert "rows 1024..1535, cols 2560..3071" in tip and "largest error" in tip
+    one_d = replace(check, error_map=np.zeros(10, np.float32), error_map_stride=(4096,), n_elements=40960)
+    view.set_check(one_d)
+    assert "out[12288..16383]" in view.element_tooltip(3)
+    view.set_check(demo_check(passed=True, n=100))  # a full-resolution map again
+    assert "downsampled" not in view.map_title.text() and "out[7]" in view.element_tooltip(7)

@@ -151,3 +151,24 @@ def test_hovering_a_cell_and_clicking_it(qtbot, view):
     with qtbot.waitSignal(view.pointClicked) as blocker:
         qtbot.mouseClick(view.heat_plot.viewport(), Qt.MouseButton.LeftButton, pos=pos)
     assert blocker.args == [{"BLOCK_M": 128, "BLOCK_N": 32}]
+
+
+def test_failed_is_in_the_legend_only_when_a_point_failed(view):
+    # breaks if the curve's legend lists "failed" for a sweep where nothing failed
+    sweep = demo_sweep_1d()
+    ok = [p for p in sweep.points if p.result.ok and p.result.metrics is not None]
+    legend = view.curve_plot.getPlotItem().legend
+
+    def labels() -> list[str]:
+        return [label.text for _, label in legend.items]
+
+    for p in ok[:3]:
+        view.add_point(p, sweep.request.axes)
+    view.flush()
+    assert not any("failed" in t for t in labels()) and any("Triton" in t for t in labels())
+    view.set_sweep(sweep)  # this one has a point that failed to compile
+    assert any("failed" in t for t in labels())
+    view.clear()
+    view.add_point(ok[0], sweep.request.axes)
+    view.flush()
+    assert not any("failed" in t for t in labels())

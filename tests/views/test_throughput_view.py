@@ -216,3 +216,26 @@ def test_lines_turn_thin_before_they_turn_slow(view):
     view.add_result(results[0])
     view.flush()
     assert view.triton_line.opts["pen"].widthF() == 1.5  # a new series starts with the thick line
+
+
+def test_dots_added_one_redraw_at_a_time_match_the_series(view):
+    # breaks if the incremental scatter update (only new runs appended) loses, repeats or
+    # miscolours a point, or keeps the other backend's dots after the plot switches series
+    results = demo_run_results(12)
+    results[5] = demo_run_result({"BLOCK_SIZE": 64}, failed_check=True)
+    for r in results:
+        view.add_result(r)
+        view.flush()
+    d = view.point_data()
+    data = view.points.data
+    np.testing.assert_array_equal(data["x"], d["x"])
+    np.testing.assert_array_equal(data["y"], d["y"])
+    assert [int(v) for v in data["data"]] == list(range(12))
+    brushes = [p.brush().color().name() for p in view.points.points()]
+    assert brushes == ["#1f77b4"] * 5 + ["#d0342c"] + ["#1f77b4"] * 6
+    # the interpreter series replaces them; clearing leaves none
+    view.add_result(demo_run_result({"BLOCK_SIZE": 128}, backend="interpreter"))
+    view.flush()
+    assert len(view.points.data) == 1 and view.points.data["x"][0] == 13
+    view.clear()
+    assert len(view.points.data) == 0
