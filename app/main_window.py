@@ -1372,16 +1372,18 @@ _frozen = False
 
 
 def _freeze_startup_objects() -> None:
-    """Once per process, when the window is up: collect, then move every object alive now (Qt
-    wrappers, pyqtgraph items, modules: ~76,000) out of the garbage collector's reach. Otherwise
-    each full collection walks them all and holds the GUI thread ~30 ms (measured during a
-    sweep); after this it walks only what was made since. (``warm_up`` runs first: its plots
-    live as long as the window.)"""
+    """Once per process, when the window is up: move every object alive now (Qt wrappers,
+    pyqtgraph items, modules: ~76,000) out of the garbage collector's reach. Otherwise each full
+    collection walks them all and holds the GUI thread ~30 ms (measured during a sweep); after
+    this it walks only what was made since. (``warm_up`` runs first: its plots live as long as
+    the window.) No ``gc.collect()`` first: a collection forced here, just after other Qt
+    widgets were dropped, cleared a pyqtgraph item that Qt still held, and a new item made at
+    its address then called into the emptied one (AttributeError in ``sizeHint``, seen in
+    bench_gui ``all``); what garbage exists now is little and stays."""
     global _frozen
     if _frozen:
         return
     _frozen = True
-    gc.collect()
     gc.freeze()
 
 
