@@ -6,7 +6,8 @@ measured peak as a horizontal line. Interpreter runs have no GPU speed: they plo
 milliseconds under a banner that says so, and the y axis changes with them.
 
 Plot items are created once and updated with ``setData``; redraws are coalesced to at most
-~60 per second so a burst of results (a sweep streaming in) costs one redraw, not one each.
+~60 per second so a burst of results (a sweep streaming in) costs one redraw, not one each, and
+never come closer together than the last frame took to draw.
 What a frame costs is mostly the lines' pen: an antialiased 1.5-px polyline over a few hundred
 zig-zagging points takes Qt's slow path (~90 ms a frame at 250 points, measured offscreen), a
 1-px one the fast path (~10 ms at 1000). So the lines are drawn 1 px from ``_THIN`` points on,
@@ -17,6 +18,7 @@ are dropped too.
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from . import theme
 __all__ = ["ThroughputView", "format_values", "result_figures"]
 
 _REDRAW_MS = 16  # coalesce redraws to at most ~60 per second
+_REDRAW_MAX_MS = 250  # ... and, however slow a frame, at least 4 per second
 _THIN = 64  # runs on screen from which the lines are drawn 1 px wide (see the module doc)
 _DENSE = 300  # runs on screen beyond which error bars and torch markers are dropped
 
@@ -129,6 +132,7 @@ class ThroughputView(QWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(_REDRAW_MS)
+        self._flush_s = 0.0  # how long the last flush took (see _schedule)
         self._timer.timeout.connect(self.flush)
 
         self.banner = QLabel("Interpreter wall-clock time — not GPU speed", self)
@@ -140,7 +144,7 @@ class ThroughputView(QWidget):
                                "says nothing about how fast the kernel runs on a GPU.")
         self.banner.hide()
 
-        self.plot = pg.PlotWidget(self)
+        self.plot = _TimedPlotWidget(self)
         pi = self.plot.getPlotItem()
         pi.showGrid(x=True, y=True, alpha=0.25)
         # no minor ticks: the axes redraw every tick and grid line on each range change, and the
@@ -266,6 +270,13 @@ class ThroughputView(QWidget):
 
     def flush(self) -> None:
         """Redraw now instead of waiting for the coalescing timer."""
+        t0 = time.perf_counter()
+        try:
+            self._flush()
+        finally:
+            self._flush_s = time.perf_counter() - t0
+
+    def _flush(self) -> None:
         self._timer.stop()
         self._apply_mode()
         s = self._series[self._mode]
@@ -361,7 +372,11 @@ class ThroughputView(QWidget):
 
     def _schedule(self) -> None:
         if not self._timer.isActive():
-            self._timer.start()
+            # wait at least as long as the last frame took (its data update and its paint): a
+            # stream of results then leaves the window at least half its time for the user,
+            # whatever one frame costs (~20 ms at 1000 runs here)
+            frame_ms = 1000.0 * (self._flush_s + self.plot.last_paint_s)
+            self._timer.start(int(min(_REDRAW_MAX_MS, max(_REDRAW_MS, frame_ms))))
 
     def _apply_mode(self) -> None:
         interp = self._mode == "interpreter"
@@ -409,6 +424,19 @@ class ThroughputView(QWidget):
                                               "PNG image (*.png);;SVG vector image (*.svg)")
         if path:
             self.export(path)
+
+
+class _TimedPlotWidget(pg.PlotWidget):
+    """A PlotWidget that remembers how long its last paint took (``last_paint_s``)."""
+
+    last_paint_s = 0.0
+
+    def paintEvent(self, ev):  # noqa: N802 (Qt's name)
+        t0 = time.perf_counter()
+        try:
+            return super().paintEvent(ev)
+        finally:
+            self.last_paint_s = time.perf_counter() - t0
 
 
 def _fmt(v: float | None) -> str:

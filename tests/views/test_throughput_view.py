@@ -239,3 +239,19 @@ def test_dots_added_one_redraw_at_a_time_match_the_series(view):
     assert len(view.points.data) == 1 and view.points.data["x"][0] == 13
     view.clear()
     assert len(view.points.data) == 0
+
+
+def test_redraws_wait_at_least_as_long_as_the_last_frame_took(view):
+    # breaks if a slow frame is redrawn again at once: a stream of results would then keep the
+    # GUI thread busy drawing all the time
+    view._flush_s, view.plot.last_paint_s = 0.002, 0.005  # a cheap frame: ~60 redraws a second at most
+    view.add_result(demo_run_result())
+    assert view._timer.interval() == 16
+    view.flush()
+    view._flush_s, view.plot.last_paint_s = 0.030, 0.070  # as if the last frame took 100 ms
+    view.add_result(demo_run_result())
+    assert view._timer.isActive() and view._timer.interval() == 100
+    view.flush()
+    view._flush_s, view.plot.last_paint_s = 0.5, 0.5  # a very slow frame: still 4 a second
+    view.add_result(demo_run_result())
+    assert view._timer.interval() == 250
