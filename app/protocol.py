@@ -297,12 +297,7 @@ def _read_exact_into(stream: BinaryIO | int, view: memoryview) -> int:
         if isinstance(stream, int):
             k = os.readv(stream, [view[got: got + (1 << 20)]])
         else:
-            try:
-                k = stream.readinto(view[got:])
-            except (AttributeError, NotImplementedError, io.UnsupportedOperation):
-                chunk = stream.read(n - got)  # a stream that can only read()
-                k = len(chunk)
-                view[got: got + k] = chunk
+            k = stream.readinto(view[got:])  # pipes, files, BytesIO: every binary stream has it
         if not k:
             break
         got += k
