@@ -106,7 +106,7 @@ def run_case(name: str, quick: bool, plain: bool, workers: int | None = None, re
         t0 = time.perf_counter()
         try:
             with Backend("interpreter", "cpu", "").activate(spec.kernels) as K:
-                spec.launch(K, t, cfg)
+                spec.run_launch(K, t, cfg)
             out["plain_s"] = time.perf_counter() - t0
         except Exception as e:  # noqa: BLE001 - the baseline's own failure is reported, not fatal
             out["plain_error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"

@@ -38,7 +38,7 @@ def check(spec, cfg, seed=0):
     t = spec.make_inputs(cfg, "cuda", gen)
     for o in spec.outputs:
         t[o].fill_(float("nan"))
-    spec.launch(lambda f: f, t, cfg)
+    spec.run_launch(lambda f: f, t, cfg)
     torch.cuda.synchronize()
     ref = spec.reference(t, cfg)
     atol, rtol = spec.tolerance(cfg)
@@ -57,9 +57,9 @@ def check(spec, cfg, seed=0):
 def time_case(spec, cfg, seed=0):
     gen = torch.Generator().manual_seed(seed)
     t = spec.make_inputs(cfg, "cuda", gen)
-    k = spec.launch(lambda f: f, t, cfg)
+    k = spec.run_launch(lambda f: f, t, cfg)
     torch.cuda.synchronize()
-    tr = do_bench(lambda: spec.launch(lambda f: f, t, cfg), warmup=25, rep=200, return_mode="median")
+    tr = do_bench(lambda: spec.run_launch(lambda f: f, t, cfg), warmup=25, rep=200, return_mode="median")
     th = do_bench(lambda: spec.torch_op(t, cfg), warmup=25, rep=200, return_mode="median") if spec.torch_op else None
     facts = {"n_regs": getattr(k, "n_regs", None), "n_spills": getattr(k, "n_spills", None),
              "shared": getattr(getattr(k, "metadata", None), "shared", None)}

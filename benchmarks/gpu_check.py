@@ -76,7 +76,7 @@ def bench_markdown(rows: list[dict]) -> str:
 
 def correctness(backend: str = "gpu") -> list[dict]:
     from kernels import backends, engine
-    from kernels.results import RunRequest
+    from kernels.data.results import RunRequest
     from kernels.spec import REGISTRY
 
     out = []

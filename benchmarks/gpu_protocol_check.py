@@ -22,8 +22,8 @@ import numpy as np  # noqa: E402
 
 import app.protocol as protocol  # noqa: E402
 from app.client import WorkerClient  # noqa: E402
-from kernels.results import RunRequest, SweepRequest  # noqa: E402
-from kernels.trace.model import TraceRequest  # noqa: E402
+from kernels.data.results import RunRequest, SweepRequest  # noqa: E402
+from kernels.data.trace import TraceRequest  # noqa: E402
 
 decodes: list[tuple[int, float]] = []
 _decode = protocol.decode

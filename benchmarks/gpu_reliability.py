@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from app.client import WorkerClient, WorkerError  # noqa: E402
-from kernels.results import RunRequest  # noqa: E402
+from kernels.data.results import RunRequest  # noqa: E402
 
 FAULTY = os.path.join(ROOT, "benchmarks", "fixtures", "faulty_kernels.py")
 

@@ -27,9 +27,9 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
+from .data.errors import first_line
+from .data.results import CompileFacts
 from .device import DeviceLimits
-from .errors import first_line
-from .results import CompileFacts
 
 __all__ = ["ASM_KINDS", "Occupancy", "asm_texts", "compile_facts", "occupancy", "registers_from_cubin", "waves"]
 

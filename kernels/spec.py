@@ -3,13 +3,18 @@
 A spec bundles what Tilescope needs to run, check, time and explain one kernel:
 
 - ``kernels``: the ``@triton.jit`` functions (the first is the one whose source is shown first);
-- ``params`` / ``rules``: what the user may change, and the constraints (see ``kernels.params``);
+- ``params`` / ``rules``: what the user may change, and the constraints (see ``kernels.data.params``);
 - ``make_inputs(cfg, device, gen)``: a dict of named tensors, inputs *and* outputs (outputs are
   allocated here and poisoned with NaN by the engine before each launch);
-- ``launch(K, t, cfg)``: launches the kernel; ``K(jit_fn)`` turns a jit function into what the
-  chosen backend runs (the JITFunction itself on the GPU, an interpreted twin on the CPU, a
-  recording twin for the tracer), so one launcher serves every backend. Returns what
-  ``K(fn)[grid](...)`` returned (a CompiledKernel on the GPU) and must set ``cfg['_grid']``;
+- ``grid_exprs``: the grid, one expression per dimension over the parameter names, as the
+  tutorials write ``grid = lambda meta: (triton.cdiv(n, meta['BLOCK_SIZE']),)``:
+  ``("cdiv(N, BLOCK_SIZE)",)`` (``kernels.data.grid``). ``spec.grid(values)`` evaluates it, so the
+  program count is known before any launch (the GUI evaluates the same text);
+- ``launch(K, t, cfg, grid)``: launches the kernel on ``grid``; ``K(jit_fn)`` turns a jit
+  function into what the chosen backend runs (the JITFunction itself on the GPU, an interpreted
+  launch on the CPU, a recording one for the tracer), so one launcher serves every backend.
+  Returns what ``K(fn)[grid](...)`` returned (a CompiledKernel on the GPU). A launcher of three
+  arguments ``(K, t, cfg)`` (older user files, specs without ``grid_exprs``) computes its own;
 - ``reference(t, cfg)``: the expected outputs, ``{name: tensor}``, computed in higher precision;
 - ``torch_op(t, cfg)``: the torch equivalent for timing side by side (None when there is none);
 - ``bytes_moved(cfg)`` / ``flops(cfg)``: the model used for GB/s and TFLOP/s;
@@ -27,8 +32,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .params import Param, Rule, Validation, ValidationError, validate
-from .results import KernelInfo
+from .data.grid import grid_of
+from .data.params import Param, Rule, Validation, ValidationError, validate
+from .data.results import KernelInfo
 
 __all__ = ["KernelSpec", "Registry", "REGISTRY", "register", "jit_source"]
 
@@ -68,6 +74,23 @@ class KernelSpec:
     #: dtypes whose interpreter results are known to be wrong on some Triton versions; value = why
     interpreter_faults: dict[str, str] = field(default_factory=dict)
     origin: str = "catalog"
+    #: the grid, one expression per dimension over the parameter names (see the module doc)
+    grid_exprs: tuple[str, ...] = ()
+
+    # -- the grid and the launch ----------------------------------------------------------------
+    def grid(self, values: Mapping[str, Any]) -> tuple[int, ...] | None:
+        """The launch grid for ``values`` (as many sizes as ``grid_exprs`` has), before any
+        launch; None when the spec states no grid."""
+        if not self.grid_exprs:
+            return None
+        return grid_of(self.grid_exprs, values)[:len(self.grid_exprs)]
+
+    def run_launch(self, K: Callable, tensors: dict, cfg: dict) -> Any:
+        """Call the launcher with the grid from ``grid_exprs`` (or let a 3-argument one compute it)."""
+        grid = self.grid(cfg)
+        if grid is None or _arity(self.launch) == 3:
+            return self.launch(K, tensors, cfg)
+        return self.launch(K, tensors, cfg, grid)
 
     # -- parameters -----------------------------------------------------------------------------
     def defaults(self) -> dict[str, Any]:
@@ -111,7 +134,15 @@ class KernelSpec:
             name=self.name, title=self.title, summary=self.summary, teaching=self.teaching,
             params=tuple(self.params), rules=tuple(self.rules), source=src, source_file=file,
             source_first_line=first, metric=self.metric, outputs=tuple(self.outputs), origin=self.origin,
+            grid_exprs=tuple(self.grid_exprs),
         )
+
+
+def _arity(fn: Callable) -> int:
+    try:
+        return len(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return 4
 
 
 def jit_source(k: Any) -> tuple[str, str, int]:

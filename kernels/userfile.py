@@ -21,7 +21,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from .errors import UserFileError
+from .data.errors import UserFileError
 from .spec import REGISTRY, KernelSpec
 
 __all__ = ["load", "loaded_from", "ensure_loaded", "unload"]

@@ -44,9 +44,9 @@ def _views_modules() -> list[str]:
 
 
 def test_pure_data_modules_import_no_torch_or_triton():
-    mods = ["kernels.params", "kernels.results", "kernels.errors"]
+    mods = ["kernels.data.params", "kernels.data.results", "kernels.data.errors"]
     if (ROOT / "kernels" / "trace" / "model.py").exists():
-        mods.append("kernels.trace.model")
+        mods.append("kernels.data.trace")
     loaded = _loaded_after(mods)
     assert "numpy" in loaded
     assert not loaded & set(HEAVY), loaded & set(HEAVY)

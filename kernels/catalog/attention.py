@@ -14,7 +14,7 @@ import torch
 import triton
 import triton.language as tl
 
-from ..params import Param, Rule, block, dtype_param, flag, num_stages, num_warps, shape
+from ..data.params import Param, Rule, block, dtype_param, flag, num_stages, num_warps, shape
 from ..spec import KernelSpec, register
 from ._common import BF16_INTERPRETER_FAULT, ELEMENT_BYTES, TORCH_DTYPES, randn
 
@@ -131,10 +131,8 @@ def _sm_scale(cfg) -> float:
     return 1.0 / math.sqrt(cfg["HEAD_DIM"])
 
 
-def _launch(K, t, cfg):
+def _launch(K, t, cfg, grid):
     q, k, v, o = t["q"], t["k"], t["v"], t["out"]
-    grid = (triton.cdiv(cfg["N_CTX"], cfg["BLOCK_M"]), cfg["BATCH"] * cfg["HEADS"])
-    cfg["_grid"] = grid
     return K(attn_fwd_kernel)[grid](
         q, k, v, o, _sm_scale(cfg),
         *q.stride(), *k.stride(), *v.stride(), *o.stride(),
@@ -229,6 +227,7 @@ attention = register(KernelSpec(
              "N_CTX * HEAD_DIM must stay below 2**31 (int32 offsets within a head)", ("N_CTX",)),
     ),
     make_inputs=_make_inputs,
+    grid_exprs=("cdiv(N_CTX, BLOCK_M)", "BATCH * HEADS"),
     launch=_launch,
     reference=_reference,
     torch_op=_torch_op,

@@ -10,7 +10,7 @@ import torch
 import triton
 import triton.language as tl
 
-from ..params import Rule, block, dtype_param, num_stages, num_warps, shape
+from ..data.params import Rule, block, dtype_param, num_stages, num_warps, shape
 from ..spec import KernelSpec, register
 from ._common import TORCH_DTYPES, randn
 
@@ -40,10 +40,8 @@ def _make_inputs(cfg, device, gen):
 
 
 def _launcher(is_mul):
-    def launch(K, t, cfg):
+    def launch(K, t, cfg, grid):
         n = cfg["N"]
-        grid = (triton.cdiv(n, cfg["BLOCK_SIZE"]),)
-        cfg["_grid"] = grid
         return K(binary_kernel)[grid](t["x"], t["y"], t["out"], n, BLOCK_SIZE=cfg["BLOCK_SIZE"],
                                       IS_MUL=is_mul, num_warps=cfg["num_warps"],
                                       num_stages=cfg["num_stages"])
@@ -74,6 +72,7 @@ def _elementwise_spec(name, title, summary, is_mul, op, symbol):
         ),
         rules=(Rule("N + BLOCK_SIZE <= 2**31", "N too large: offsets are 32-bit (N + BLOCK_SIZE must be ≤ 2^31)", ("N",)),),
         make_inputs=_make_inputs,
+        grid_exprs=("cdiv(N, BLOCK_SIZE)",),
         launch=_launcher(is_mul),
         reference=lambda t, cfg: {"out": op(t["x"].double(), t["y"].double())},
         torch_op=lambda t, cfg: op(t["x"], t["y"]),

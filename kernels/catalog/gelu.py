@@ -10,7 +10,7 @@ import torch
 import triton
 import triton.language as tl
 
-from ..params import Rule, block, dtype_param, flag, num_stages, num_warps, shape
+from ..data.params import Rule, block, dtype_param, flag, num_stages, num_warps, shape
 from ..spec import KernelSpec, register
 from ._common import ELEMENT_BYTES, TORCH_DTYPES, randn
 
@@ -46,10 +46,8 @@ def _make_inputs(cfg, device, gen):
     }
 
 
-def _launch(K, t, cfg):
+def _launch(K, t, cfg, grid):
     n = cfg["N"]
-    grid = (triton.cdiv(n, cfg["BLOCK_SIZE"]),)
-    cfg["_grid"] = grid
     return K(gelu_kernel)[grid](t["x"], t["out"], n, BLOCK_SIZE=cfg["BLOCK_SIZE"],
                                 APPROX_TANH=cfg["APPROX_TANH"],
                                 num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
@@ -83,6 +81,7 @@ gelu = register(KernelSpec(
     rules=(Rule("N + BLOCK_SIZE <= 2**31", "N must stay below 2**31 - BLOCK_SIZE (int32 offsets)",
                 ("N",)),),
     make_inputs=_make_inputs,
+    grid_exprs=("cdiv(N, BLOCK_SIZE)",),
     launch=_launch,
     reference=lambda t, cfg: {"out": torch.nn.functional.gelu(t["x"].double(), approximate=_approximate(cfg))},
     torch_op=lambda t, cfg: torch.nn.functional.gelu(t["x"], approximate=_approximate(cfg)),

@@ -9,7 +9,7 @@ import torch
 import triton
 import triton.language as tl
 
-from ..params import block, dtype_param, num_stages, num_warps, shape
+from ..data.params import block, dtype_param, num_stages, num_warps, shape
 from ..spec import KernelSpec, register
 from ._common import ELEMENT_BYTES, TORCH_DTYPES, next_pow2, rand, randn
 
@@ -81,10 +81,8 @@ def _make_inputs(cfg, device, gen):
     }
 
 
-def _launch(K, t, cfg):
+def _launch(K, t, cfg, grid):
     x, y = t["x"], t["y"]
-    grid = (cfg["M"],)
-    cfg["_grid"] = grid
     return K(layernorm_fwd_kernel)[grid](
         x, y, t["weight"], t["bias"], t["mean"], t["rstd"], x.stride(0), y.stride(0), cfg["N"], EPS,
         BLOCK_SIZE=cfg["BLOCK_SIZE"], ONE_BLOCK=cfg["BLOCK_SIZE"] >= cfg["N"],
@@ -145,6 +143,7 @@ layernorm = register(KernelSpec(
         dtype_param(("fp16", "bf16", "fp32"), default="fp16"),
     ),
     make_inputs=_make_inputs,
+    grid_exprs=("M",),
     launch=_launch,
     reference=_reference,
     torch_op=_torch_op,

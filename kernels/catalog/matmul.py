@@ -13,7 +13,7 @@ import torch
 import triton
 import triton.language as tl
 
-from ..params import Param, Rule, block, dtype_param, flag, num_stages, num_warps, shape
+from ..data.params import Param, Rule, block, dtype_param, flag, num_stages, num_warps, shape
 from ..spec import KernelSpec, register
 from ._common import BF16_INTERPRETER_FAULT, ELEMENT_BYTES, TORCH_DTYPES, randn
 
@@ -83,12 +83,10 @@ def _make_inputs(cfg, device, gen):
     }
 
 
-def _launch(K, t, cfg):
+def _launch(K, t, cfg, grid):
     a, b, c = t["a"], t["b"], t["c"]
     m, n, k = cfg["M"], cfg["N"], cfg["K"]
     # one program per tile of C, numbered 0..; the kernel maps each number to a (row, col) tile
-    grid = (triton.cdiv(m, cfg["BLOCK_M"]) * triton.cdiv(n, cfg["BLOCK_N"]),)
-    cfg["_grid"] = grid
     return K(matmul_kernel)[grid](
         a, b, c, m, n, k,
         a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
@@ -177,6 +175,7 @@ matmul = register(KernelSpec(
              "each matrix must have fewer than 2**31 elements (the kernel uses int32 offsets)", ("M",)),
     ),
     make_inputs=_make_inputs,
+    grid_exprs=("cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)",),
     launch=_launch,
     reference=lambda t, cfg: {"c": t["a"].double() @ t["b"].double()},
     torch_op=lambda t, cfg: torch.matmul(t["a"], t["b"]),

@@ -18,7 +18,7 @@ import torch
 import triton
 import triton.language as tl
 
-from ..params import Rule, block, dtype_param, num_stages, num_warps, shape
+from ..data.params import Rule, block, dtype_param, num_stages, num_warps, shape
 from ..spec import KernelSpec, register
 from ._common import ELEMENT_BYTES, TORCH_DTYPES, next_pow2, randn
 
@@ -85,10 +85,8 @@ def _make_inputs(cfg, device, gen):
 
 
 def _launcher(kernel):
-    def launch(K, t, cfg):
+    def launch(K, t, cfg, grid):
         x, y = t["x"], t["y"]
-        grid = (cfg["M"],)
-        cfg["_grid"] = grid
         return K(kernel)[grid](y, x, x.stride(0), y.stride(0), cfg["N"], BLOCK_SIZE=cfg["BLOCK_SIZE"],
                                num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
     return launch
@@ -149,6 +147,7 @@ softmax = register(KernelSpec(
                 "BLOCK_SIZE must cover a whole row (BLOCK_SIZE >= N): pick the next power of two "
                 "at or above N, or use softmax_looped for wider rows", ("BLOCK_SIZE", "N")),),
     make_inputs=_make_inputs,
+    grid_exprs=("M",),
     launch=_launcher(softmax_kernel),
     reference=_reference,
     torch_op=_torch_op,
@@ -185,6 +184,7 @@ softmax_looped = register(KernelSpec(
         dtype_param(("fp32", "fp16", "bf16")),
     ),
     make_inputs=_make_inputs,
+    grid_exprs=("M",),
     launch=_launcher(softmax_looped_kernel),
     reference=_reference,
     torch_op=_torch_op,

@@ -1,9 +1,9 @@
 """The tracer: which program touched which element, recorded from the kernel itself.
 
-A kernel is replayed under Triton's interpreter with every load, store and atomic observed (see
-``recorder``); the raw addresses become logical element indices through each tensor's strides,
-and ``maps`` derives who wrote and read each element. All contact with Triton's private
-interpreter internals lives in ``_interp``.
+A kernel is replayed under Triton's interpreter (``kernels.interp``) with a ``recorder.Recorder``
+observing every load, store and atomic; ``lanes`` turns the raw addresses into logical element
+indices through each tensor's strides, and ``kernels.data.maps`` derives who wrote and read each
+element. ``service`` is the one entry point the CLI and the worker share.
 
 Entry points:
 
@@ -18,7 +18,7 @@ programs are split over forked recording processes (``workers=None``: as many as
 allow; ``workers=1``: in this process). Queries for the grid view are in ``maps``
 (``wave_footprint``, ``footprint``, ``rewave``, ``per_program_grid``); ``render`` draws a PNG.
 
-``kernels.trace.model`` (the data) and ``kernels.trace.maps`` (queries) import neither torch nor
+``kernels.data.trace`` (the data) and ``kernels.data.maps`` (queries) import neither torch nor
 triton; importing this package does not import them either until a trace is taken.
 """
 
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import TraceCancelled, TraceUnsupported
-from .maps import (
+from ..data.errors import TraceCancelled, TraceUnsupported
+from ..data.maps import (
     Footprint,
     footprint,
     per_program_grid,
@@ -38,7 +38,7 @@ from .maps import (
     wave_footprint,
     waves,
 )
-from .model import (
+from ..data.trace import (
     NO_PROGRAM,
     OP_ATOMIC,
     OP_LOAD,
@@ -66,13 +66,13 @@ __all__ = [
 
 
 def trace(request: TraceRequest, progress: Any = None, cancel: Any = None) -> TraceResult:
-    from .recorder import trace as _trace
+    from .service import trace as _trace
 
     return _trace(request, progress=progress, cancel=cancel)
 
 
 def trace_spec(*args: Any, **kwargs: Any) -> Trace:
-    from .recorder import trace_spec as _trace_spec
+    from .service import trace_spec as _trace_spec
 
     return _trace_spec(*args, **kwargs)
 
@@ -83,6 +83,6 @@ def trace_launch(*args: Any, **kwargs: Any) -> Trace:
     return _trace_launch(*args, **kwargs)
 
 
-trace.__doc__ = "Serve a TraceRequest (see recorder.trace); never raises."
-trace_spec.__doc__ = "Trace a registered kernel (see recorder.trace_spec)."
+trace.__doc__ = "Serve a TraceRequest (see service.trace); never raises."
+trace_spec.__doc__ = "Trace a registered kernel (see service.trace_spec)."
 trace_launch.__doc__ = "Trace one launch of launch(K) (see recorder.trace_launch)."

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["available", "auto_workers", "run_forked", "ChildFailed"]
+__all__ = ["available", "auto_workers", "run_forked", "share", "ChildFailed"]
 
 _HEADER = struct.Struct(">cQ")
 _MIN_PROGRAMS_PER_WORKER = 32
@@ -190,3 +190,20 @@ def _exit_text(pid: int) -> str:
     if os.WIFSIGNALED(status):
         return f"killed by signal {os.WTERMSIG(status)}"
     return f"exit status {os.WEXITSTATUS(status)}"
+
+
+def share(bound: dict[str, Any]) -> None:
+    """Move every tensor argument's storage to shared memory (in place: views follow), so that
+    forked children write where the parent reads."""
+    def walk(v: Any) -> None:
+        base = getattr(v, "base", None) if type(v).__name__ == "TensorWrapper" else v
+        if hasattr(base, "share_memory_") and hasattr(base, "untyped_storage"):
+            base.share_memory_()
+        elif isinstance(v, tuple):
+            for x in v:
+                walk(x)
+        elif hasattr(v, "block_shape") and hasattr(getattr(v, "base", None), "untyped_storage"):
+            walk(v.base)  # a TensorDescriptor: its loads and stores address its base
+
+    for v in bound.values():
+        walk(v)

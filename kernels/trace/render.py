@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from .maps import footprint, programs_in_wave
-from .model import NO_PROGRAM, SEVERAL, Trace
+from ..data.maps import footprint, programs_in_wave
+from ..data.trace import NO_PROGRAM, SEVERAL, Trace
 
 __all__ = ["PALETTE", "GREY", "RED", "render", "render_png", "tensor_rgb", "grid_rgb", "fold_shape"]
 

@@ -14,7 +14,7 @@ import triton.testing
 
 import kernels.catalog  # noqa: F401  (registers the specs parametrized below)
 from kernels import device, engine
-from kernels.results import RunRequest
+from kernels.data.results import RunRequest
 from kernels.spec import REGISTRY
 
 pytestmark = [pytest.mark.gpu,
@@ -43,7 +43,7 @@ def _reference_median(spec, values: dict, reps: int = 3) -> float:
     cfg = spec.config(values)
     gen = torch.Generator().manual_seed(0)
     t = spec.make_inputs(dict(cfg), "cuda", gen)
-    fn = lambda: spec.launch(lambda f: f, t, dict(cfg))  # noqa: E731
+    fn = lambda: spec.run_launch(lambda f: f, t, dict(cfg))  # noqa: E731
     fn()
     torch.cuda.synchronize()
     return statistics.median(triton.testing.do_bench(fn, return_mode="median") for _ in range(reps))

@@ -18,7 +18,7 @@ from triton.runtime.jit import JITFunction
 import kernels.catalog  # noqa: F401  (registers every spec)
 from kernels import backends
 from kernels.catalog._common import next_pow2
-from kernels.params import ValidationError
+from kernels.data.params import ValidationError
 from kernels.spec import REGISTRY, KernelSpec
 
 NAN = float("nan")
@@ -36,10 +36,14 @@ def build(name: str, seed: int = 0, **values) -> tuple[KernelSpec, dict, dict]:
     return spec, cfg, t
 
 
-def launch(spec: KernelSpec, t: dict, cfg: dict) -> None:
-    # the engine's interpreter backend: interpreted twins of the jit helpers, guarded accesses
-    with backends.resolve("interpreter").activate(spec.kernels) as K:
-        spec.launch(K, t, cfg)
+def launch(spec: KernelSpec, t: dict, cfg: dict) -> tuple[int, ...]:
+    """Launch under the engine's interpreter backend (interpreted twins of the jit helpers,
+    guarded accesses); the grid the launch really ran."""
+    be = backends.resolve("interpreter")
+    with be.activate(spec.kernels) as K:
+        spec.run_launch(K, t, cfg)
+    assert len(be.grids) == 1
+    return be.grids[0]
 
 
 def assert_matches_reference(spec: KernelSpec, cfg: dict, t: dict) -> None:
@@ -145,12 +149,20 @@ def test_poisoned_outputs_expose_a_kernel_that_skips_elements():
         assert_matches_reference(spec, cfg, t)
 
 
-def test_grids_cover_the_problem():
-    assert run_and_check("matmul", M=70, N=50, K=40, BLOCK_M=32, BLOCK_N=16, BLOCK_K=16,
-                         GROUP_SIZE_M=2, dtype="fp16")["_grid"] == (3 * 4,)
-    assert run_and_check("attention", BATCH=2, HEADS=3, N_CTX=40, HEAD_DIM=16, BLOCK_M=16, BLOCK_N=16,
-                         dtype="fp16")["_grid"] == (3, 6)
-    assert run_and_check("softmax", M=7, N=100, BLOCK_SIZE=128)["_grid"] == (7,)
+@pytest.mark.parametrize("name, values, grid", [
+    ("matmul", dict(M=70, N=50, K=40, BLOCK_M=32, BLOCK_N=16, BLOCK_K=16, GROUP_SIZE_M=2, dtype="fp16"), (3 * 4,)),
+    ("attention", dict(BATCH=2, HEADS=3, N_CTX=40, HEAD_DIM=16, BLOCK_M=16, BLOCK_N=16, dtype="fp16"), (3, 6)),
+    ("softmax", dict(M=7, N=100, BLOCK_SIZE=128), (7,)),
+    ("vector_add", dict(N=1000, BLOCK_SIZE=128), (8,)),
+])
+def test_grid_is_known_before_the_launch_and_is_the_launched_one(name, values, grid):
+    # spec.grid (what the GUI shows before any launch) must be the grid the launcher really ran
+    spec, cfg, t = build(name, **values)
+    assert spec.grid(cfg) == grid
+    from kernels.data.grid import as_grid3, grid_of
+    assert grid_of(spec.info().grid_exprs, cfg) == as_grid3(grid)  # the GUI-safe evaluation agrees
+    assert launch(spec, t, cfg) == grid
+    assert_matches_reference(spec, cfg, t)
 
 
 # -- numerically hard inputs ------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from kernels import bench, check
-from kernels.results import Timing
+from kernels.data.results import Timing
 
 NAN, INF = float("nan"), float("inf")
 

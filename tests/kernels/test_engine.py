@@ -16,9 +16,9 @@ from triton.backends.compiler import GPUTarget
 
 from kernels import backends, compiled, engine
 from kernels.catalog.elementwise import vector_add
+from kernels.data.errors import to_error_info
+from kernels.data.results import RunRequest, SweepRequest
 from kernels.device import DeviceLimits, limits_for_capability
-from kernels.errors import to_error_info
-from kernels.results import RunRequest, SweepRequest
 from kernels.spec import REGISTRY
 
 NO_CUDA = not torch.cuda.is_available()
@@ -96,7 +96,7 @@ def _run(kernel="vector_add", backend="interpreter", **values):
 def test_vector_add_on_the_interpreter_passes_and_is_labelled():
     stages = []
     r = engine.run(RunRequest("vector_add", {"N": 1000, "BLOCK_SIZE": 256}, backend="interpreter"),
-                   progress=lambda s, f: stages.append((s, f)))
+                   progress=lambda p: stages.append((p.stage, p.fraction)))
     assert r.error is None and r.ok
     assert r.backend == "interpreter" and r.device == "CPU (Triton interpreter)"
     assert r.grid == (4,)  # cdiv(1000, 256)
@@ -183,7 +183,7 @@ def test_input_plan_knows_every_tensor_without_allocating():
 
 
 def test_allocation_guard_refuses_before_allocating():
-    from kernels.errors import ResourceError
+    from kernels.data.errors import ResourceError
 
     with engine.AllocationGuard({"cpu": 10_000}, field="N") as g:
         x = torch.randn(1000, generator=torch.Generator())  # 4000 bytes

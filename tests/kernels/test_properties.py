@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from kernels import backends, engine
-from kernels.params import Param
-from kernels.results import RunRequest
+from kernels.data.params import Param
+from kernels.data.results import RunRequest
 from kernels.spec import REGISTRY
 
-engine._load_catalog()
+engine.load_catalog()
 CATALOG = sorted(s.name for s in REGISTRY if s.origin == "catalog")
 
 #: the largest shape drawn, per parameter (the interpreter runs ~1 ms per program): default 96

@@ -20,10 +20,10 @@ import triton
 import triton.language as tl
 from triton.backends.compiler import GPUTarget
 
-from kernels import backends, check, engine
+from kernels import backends, check, engine, memory
 from kernels.catalog.elementwise import vector_add
-from kernels.errors import ResourceError, to_error_info
-from kernels.results import RunRequest
+from kernels.data.errors import ResourceError, to_error_info
+from kernels.data.results import RunRequest
 from kernels.spec import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +84,7 @@ def test_bf16_refused_on_the_interpreter_names_the_dtype():
 
 def test_a_shape_too_large_for_host_memory_is_refused_before_allocating(monkeypatch):
     # 2**28 fp32 elements x 3 tensors = 3 GiB; the machine is made to have 2 GiB free
-    monkeypatch.setattr(engine, "_host_available", lambda: 2 << 30)
+    monkeypatch.setattr(memory, "host_available", lambda: 2 << 30)
     r = _run("vector_add", {"N": 1 << 28, "BLOCK_SIZE": 1024})
     assert r.error.kind == "validation" and r.error.field == "N"
     assert "too large for host memory" in r.error.message and "3.0 GiB" in r.error.message

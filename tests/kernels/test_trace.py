@@ -18,6 +18,7 @@ import triton
 import triton.language as tl
 
 import kernels.catalog  # noqa: F401  (registers the bundled kernels)
+from kernels.data.trace import OOB_OUTSIDE_STORAGE, OOB_OUTSIDE_VIEW
 from kernels.spec import REGISTRY
 from kernels.trace import (
     NO_PROGRAM,
@@ -37,7 +38,6 @@ from kernels.trace import (
     trace_spec,
     wave_footprint,
 )
-from kernels.trace.model import OOB_OUTSIDE_STORAGE, OOB_OUTSIDE_VIEW
 
 
 def _line(jit_fn, text: str, nth: int = 0) -> int:
@@ -528,7 +528,7 @@ def test_missing_hook_raises_trace_unsupported_naming_it(monkeypatch):
 
 
 def test_kernel_failure_names_program_and_line_and_restores_everything():
-    from kernels.errors import InterpreterFault
+    from kernels.data.errors import InterpreterFault
 
     before = _pristine()
     x = torch.randn(16)
@@ -542,7 +542,7 @@ def test_kernel_failure_names_program_and_line_and_restores_everything():
 
 def test_int32_overflow_wraps_as_on_gpu_unless_checked():
     # the plain interpreter (debug off) wraps too; check_overflow=True is a debug run that raises
-    from kernels.errors import InterpreterFault
+    from kernels.data.errors import InterpreterFault
 
     x = torch.arange(4, dtype=torch.float32)
     _guard = torch.zeros(8192)
@@ -565,10 +565,10 @@ def test_cancel_and_progress():
 
     with pytest.raises(TraceCancelled, match="after 5 of 16 programs"):
         trace_spec(REGISTRY.get("vector_add"), {"N": 4096, "BLOCK_SIZE": 256},
-                   progress=lambda s, f: calls.append((s, f)), cancel=cancel)
-    assert calls[0] == ("tracing 0/16 programs", 0.0)
+                   progress=lambda p: calls.append((p.text(), p.fraction)), cancel=cancel)
+    assert calls[0] == ("tracing 0/16 programs", 0.0)  # the grid size is known from the first report
     calls.clear()
-    trace_spec(REGISTRY.get("vector_add"), {"N": 4096, "BLOCK_SIZE": 256}, progress=lambda s, f: calls.append((s, f)))
+    trace_spec(REGISTRY.get("vector_add"), {"N": 4096, "BLOCK_SIZE": 256}, progress=lambda p: calls.append((p.text(), p.fraction)))
     assert calls[0] == ("tracing 0/16 programs", 0.0) and calls[-1] == ("deriving maps", 1.0)
 
 
@@ -665,7 +665,7 @@ def test_forked_workers_record_the_same_trace_and_their_stores_land():
 
 @pytest.mark.skipif(not __import__("kernels.trace.parallel", fromlist=["x"]).available(), reason="needs fork")
 def test_forked_workers_report_errors_and_cancel():
-    from kernels.errors import InterpreterFault
+    from kernels.data.errors import InterpreterFault
 
     before = _pristine()
     x = torch.randn(16)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from kernels import engine, userfile
-from kernels.errors import UserFileError
-from kernels.results import RunRequest
+from kernels.data.errors import UserFileError
+from kernels.data.results import RunRequest
 from kernels.spec import REGISTRY
 
 # a complete user kernel: a helper @triton.jit function called from the kernel (which only runs
@@ -20,7 +20,7 @@ import torch
 import triton
 import triton.language as tl
 
-from kernels.params import block, dtype_param, num_stages, num_warps, shape
+from kernels.data.params import block, dtype_param, num_stages, num_warps, shape
 from kernels.spec import KernelSpec, register
 
 

@@ -1,6 +1,6 @@
 """Requests and results that cross the worker pipe — plain dataclasses over numpy, no torch/triton.
 
-The GUI process imports this module (and ``kernels.params``) but never the catalog or the
+The GUI process imports this module (and ``kernels.data.params``) but never the catalog or the
 engine, so nothing here may import torch or triton.
 """
 
@@ -20,6 +20,7 @@ __all__ = [
     "ErrorInfo",
     "KernelInfo",
     "Metrics",
+    "Progress",
     "RunRequest",
     "RunResult",
     "SweepPoint",
@@ -47,6 +48,27 @@ class KernelInfo:
     metric: str  # "GB/s" or "TFLOP/s": the figure plotted for this kernel
     outputs: tuple[str, ...]
     origin: str = "catalog"  # "catalog" or the path of the user's kernel file
+    #: one expression per grid dimension over the parameter names (``kernels.data.grid``), so the
+    #: GUI knows the program count before any launch; () when the grid is known only at launch
+    grid_exprs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a request has got, as data: ``stage`` ("building inputs", "running", "tracing",
+    "deriving maps", "checking", "timing", "done", ...), ``done`` of ``total`` ``unit`` ("programs",
+    "points", "elements"; total 0 when unknown), and the overall ``fraction`` (0..1)."""
+
+    stage: str
+    fraction: float = 0.0
+    done: int = 0
+    total: int = 0
+    unit: str = ""
+
+    def text(self) -> str:
+        if self.total:
+            return f"{self.stage} {self.done:,}/{self.total:,} {self.unit}".rstrip()
+        return self.stage
 
 
 @dataclass

@@ -278,8 +278,8 @@ class TraceRequest:
 
 @dataclass
 class TraceResult:
-    """The worker's answer: ``trace`` or ``error`` (an ``kernels.results.ErrorInfo``)."""
+    """The worker's answer: ``trace`` or ``error`` (an ``kernels.data.results.ErrorInfo``)."""
 
     request: TraceRequest
     trace: Trace | None = None
-    error: Any = None  # kernels.results.ErrorInfo
+    error: Any = None  # kernels.data.results.ErrorInfo

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import (
+from .trace import (
     NO_PROGRAM,
     OP_ATOMIC,
     OP_LOAD,

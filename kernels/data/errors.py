@@ -14,6 +14,8 @@ from .params import ValidationError
 from .results import ErrorInfo
 
 __all__ = [
+    "TraceCancelled",
+    "TraceUnsupported",
     "BackendUnavailable",
     "Cancelled",
     "CompileError",
@@ -193,3 +195,19 @@ def _tail(exc: BaseException, n_lines: int = 25) -> str:
     """The last lines of the traceback: enough to find the bug, short enough for a details box."""
     lines = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).splitlines()
     return "\n".join(lines[-n_lines:])
+
+
+class TraceUnsupported(InterpreterFault):
+    """This Triton's interpreter lacks a hook the tracer needs; ``hook`` names it. Raised before
+    anything runs, so no map is ever drawn from a partial observation."""
+
+    def __init__(self, message: str, detail: str = "", field: str | None = None, hook: str = ""):
+        super().__init__(message, detail, field)
+        self.hook = hook
+
+    def __reduce__(self):
+        return (type(self), (self.message, self.detail, self.field, self.hook))
+
+
+#: raised between programs when the caller's ``cancel()`` returns true
+TraceCancelled = Cancelled

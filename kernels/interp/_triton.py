@@ -1,7 +1,13 @@
-"""Every contact of the tracer with Triton's *private* interpreter internals, in one file.
+"""Every contact with Triton's *private* interpreter internals, and every Triton-version
+difference, in one file.
 
-``triton.runtime.interpreter`` is not a public API: a Triton release may rename what the tracer
-leans on. So the tracer reaches it only through this narrow interface:
+``triton.runtime.interpreter`` is not a public API: a Triton release may rename what Tilescope
+leans on. So the rest of ``kernels.interp`` (and through it the guard, the tracer and the launch
+capture) reaches it only through this narrow interface:
+
+- ``interpreted(jit_fn)``: the interpreted twin of a JITFunction (cached); ``Swapper`` and
+  ``LanguageSnapshot``: make a kernel's jit helpers (and triton.language's) callable under the
+  interpreter for the length of a run, and put everything back afterwards;
 
 - ``require()``: check that every hook exists; ``TraceUnsupported`` names the first missing one.
   Called before anything runs, so a future Triton gives a clear error, never a wrong map;
@@ -30,16 +36,20 @@ from __future__ import annotations
 import ast
 import contextlib
 import dataclasses
+import importlib
 import inspect
+import sys
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-from .errors import TraceUnsupported
-from .model import OP_ATOMIC, OP_LOAD, OP_STORE
+from ..data.errors import InterpreterFault, TraceUnsupported
+from ..data.trace import OP_ATOMIC, OP_LOAD, OP_STORE
 
-__all__ = ["require", "rewrite", "hooks", "prepared", "run_programs", "constexpr_names", "OnAccess"]
+__all__ = ["require", "rewrite", "hooks", "prepared", "constexpr_names", "OnAccess", "interpreted",
+           "Swapper", "LanguageSnapshot", "language_modules", "import_gluon", "jit_types"]
 
 #: on_access(op, ptrs, mask) -> lanes to switch off (bool, ptrs' shape) or None.
 #: ``ptrs`` is the uint64 address array of the access, ``mask`` its bool mask (None: all lanes).
@@ -226,17 +236,6 @@ def hooks(on_access: OnAccess) -> Iterator[None]:
                 own.pop(name, None)
 
 
-def run_programs(kernel: Callable[..., Any], jit_fn: Any, bound: dict[str, Any],
-                 grid: tuple[int, int, int], pids: np.ndarray,
-                 before_program: Callable[[int], None] | None = None) -> None:
-    """Run the programs ``pids`` (linear ids, x fastest) of one launch of the rewritten ``kernel``.
-
-    ``bound`` maps every parameter name to its value (tensors on the CPU). ``before_program(pid)``
-    runs before each program (progress, cancel, per-program state)."""
-    with prepared(kernel, jit_fn, bound, grid) as run:
-        run(pids, before_program)
-
-
 @contextlib.contextmanager
 def prepared(kernel: Callable[..., Any], jit_fn: Any, bound: dict[str, Any], grid: tuple[int, int, int],
              check_overflow: bool = False) -> Iterator[Callable[[np.ndarray, Callable[[int], None] | None], None]]:
@@ -372,3 +371,138 @@ def _faster_interpreter(m: Any) -> Iterator[list[Any]]:
             m._get_np_dtype = saved_np_dtype
         if saved_patch_tensor is not None:
             m._patch_lang_tensor = saved_patch_tensor
+
+
+# ---------------------------------------------------------------------------------------------
+# interpreted twins: a kernel's jit helpers made callable under the interpreter for one run
+
+_TWINS: dict[int, Any] = {}  # id(JITFunction) -> its InterpretedFunction (kept with the fn alive)
+_TWIN_KEEP: dict[int, Any] = {}  # id -> the JITFunction, so the id is never reused while cached
+
+
+def jit_types() -> tuple[type, type]:
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+
+    return JITFunction, InterpretedFunction
+
+
+def interpreted(fn: Any) -> Any:
+    """The interpreted twin of a JITFunction (cached: one per function, so identity holds)."""
+    JITFunction, InterpretedFunction = jit_types()
+    if isinstance(fn, InterpretedFunction):
+        return fn
+    if isinstance(fn, JITFunction):
+        twin = _TWINS.get(id(fn))
+        if twin is None:
+            twin = InterpretedFunction(fn.fn)
+            _TWINS[id(fn)] = twin
+            _TWIN_KEEP[id(fn)] = fn
+        return twin
+    if hasattr(fn, "fn") and (hasattr(fn, "configs") or hasattr(fn, "values")):  # autotune/heuristics
+        raise InterpreterFault(
+            f"{getattr(fn, '__name__', fn)!r} is wrapped in @triton.autotune or @triton.heuristics, "
+            "which need a GPU driver; under the interpreter give plain @triton.jit functions "
+            "(Tilescope tunes through KernelSpec.autotune_configs instead)")
+    raise InterpreterFault(f"{fn!r} is not a @triton.jit function, so the interpreter cannot run it")
+
+
+class Swapper:
+    """Swaps JITFunction globals for interpreted twins, remembering how to put them back."""
+
+    def __init__(self) -> None:
+        self.saved: list[tuple[Any, str, Any]] = []  # (namespace dict or module, name, original)
+        self.seen_namespaces: set[int] = set()
+
+    def swap_module_attrs(self, mod: types.ModuleType) -> None:
+        JITFunction, _ = jit_types()
+        for name, value in list(vars(mod).items()):
+            if isinstance(value, JITFunction):
+                self.saved.append((mod, name, value))
+                setattr(mod, name, interpreted(value))
+
+    def swap_globals_of(self, fn: Any) -> None:
+        """Swap the JITFunctions in ``fn``'s module globals, and in theirs, transitively."""
+        JITFunction, InterpretedFunction = jit_types()
+        py = getattr(fn, "fn", fn)
+        g = getattr(py, "__globals__", None)
+        if g is None or id(g) in self.seen_namespaces:
+            return
+        self.seen_namespaces.add(id(g))
+        found = []
+        for name, value in list(g.items()):
+            if isinstance(value, JITFunction):
+                self.saved.append((g, name, value))
+                g[name] = interpreted(value)
+                found.append(value)
+        for value in found:  # helpers defined in other modules may call their own helpers
+            self.swap_globals_of(value)
+
+    def restore(self) -> None:
+        while self.saved:
+            ns, name, original = self.saved.pop()
+            if isinstance(ns, dict):
+                ns[name] = original
+            else:
+                setattr(ns, name, original)
+        self.seen_namespaces.clear()
+
+
+def language_modules() -> list[types.ModuleType]:
+    import triton.language as tl
+
+    return [tl] + [m for m in vars(tl).values()
+                   if isinstance(m, types.ModuleType) and m.__name__.startswith("triton.language.")]
+
+
+class LanguageSnapshot:
+    """triton.language as it stood, to be put back after an interpreted run.
+
+    The interpreter patches triton.language's builtins for the length of a launch and restores
+    them, but a *nested* call (an interpreted helper, or ``tl.cdiv``/``tl.max`` whose module sees
+    ``triton.language.core`` rather than ``triton.language``) patches again and never restores.
+    Left so, the next GPU compile in this process fails ("'value' object has no attribute
+    'dtype'"). So every triton.language module, and every class they define, is snapshotted
+    before the run and any attribute that changed is put back afterwards."""
+
+    def __init__(self) -> None:
+        objs: dict[int, Any] = {}
+        for name, mod in list(sys.modules.items()):
+            if mod is None or not (name == "triton.language" or name.startswith("triton.language.")):
+                continue
+            objs[id(mod)] = mod
+            for v in list(vars(mod).values()):
+                if isinstance(v, type) and getattr(v, "__module__", "").startswith("triton.language"):
+                    objs[id(v)] = v
+        self.saved = [(o, dict(vars(o))) for o in objs.values()]
+
+    def restore(self) -> None:
+        for obj, before in self.saved:
+            now = vars(obj)
+            # Names added to a *module* stay: the interpreter copies its own globals (np,
+            # interpreter_semantic, …) into the module of each function it rewrites, and caches
+            # the rewrite, which needs them on the next run. Names added to a class go.
+            if isinstance(obj, type):
+                for k in [k for k in now if k not in before]:
+                    try:
+                        delattr(obj, k)
+                    except (AttributeError, TypeError):
+                        pass
+            for k, v in before.items():
+                if now.get(k, _MISSING) is not v:
+                    try:
+                        setattr(obj, k, v)
+                    except (AttributeError, TypeError):
+                        pass
+
+
+_MISSING = object()
+
+
+def import_gluon() -> None:
+    """Triton's argument specialization imports gluon lazily and copies the language helpers as
+    they stand then; import it while they are still JITFunctions (before any swap)."""
+    try:
+        importlib.import_module("triton.experimental.gluon")
+    except ImportError:
+        pass

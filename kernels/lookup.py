@@ -1,0 +1,33 @@
+"""Finding a kernel by name: the catalog (loaded on first use) and the user's kernel files."""
+
+from __future__ import annotations
+
+from . import userfile
+from .data.results import KernelInfo
+from .spec import REGISTRY, KernelSpec
+
+__all__ = ["get_spec", "infos", "load_catalog"]
+
+_catalog_loaded = False
+
+
+def load_catalog() -> None:
+    global _catalog_loaded
+    if not _catalog_loaded:
+        import kernels.catalog  # noqa: F401  (registers the bundled specs)
+
+        _catalog_loaded = True
+
+
+def get_spec(name: str, user_file: str | None = None) -> KernelSpec:
+    """The registered spec ``name`` (after loading the catalog and ``user_file``, if given)."""
+    load_catalog()
+    if user_file:
+        userfile.ensure_loaded(user_file)
+    return REGISTRY.get(name)
+
+
+def infos() -> list[KernelInfo]:
+    """KernelInfo of every registered kernel (the catalog, and user files loaded so far)."""
+    load_catalog()
+    return [s.info() for s in REGISTRY]

@@ -1,0 +1,58 @@
+"""The one trace entry point for the CLI and the worker: a registered kernel, prepared by the
+request service (``kernels.prepare``) on the CPU and recorded by ``recorder.trace_launch``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backends import Backend
+from ..data.errors import to_error_info
+from ..data.params import ValidationError
+from ..data.results import ErrorInfo
+from ..data.trace import Trace, TraceRequest, TraceResult, Window
+from ..lookup import get_spec
+from ..memory import check_trace_size
+from ..prepare import prepare
+from .recorder import CancelFn, ProgressFn, trace_launch
+
+__all__ = ["trace", "trace_spec"]
+
+_CPU = Backend("interpreter", "cpu", "CPU (Triton interpreter)")
+
+
+def trace_spec(spec: Any, values: dict[str, Any] | None = None, seed: int = 0,
+               window: Window | str | tuple[int, int] | None = None, n_sms: int = 132, programs_per_sm: int = 1,
+               progress: ProgressFn | None = None, cancel: CancelFn | None = None, launch_index: int = 0,
+               workers: int | None = None, check_overflow: bool = False) -> Trace:
+    """Trace a registered kernel: ``prepare`` validates ``values`` (ValidationError names the
+    field), builds the inputs on the CPU with ``seed`` and resets the outputs; the spec's launcher
+    runs with a recording K. Other arguments as for ``trace_launch``."""
+    p = prepare(spec, dict(values or {}), _CPU, seed)
+    shown = {k: v for k, v in p.cfg.items() if not str(k).startswith("_")}
+    return trace_launch(p.launch, kernel=spec.name, values=shown, window=window, n_sms=n_sms,
+                        programs_per_sm=programs_per_sm, launch_index=launch_index, progress=progress,
+                        cancel=cancel, workers=workers, check_overflow=check_overflow, kernels=tuple(spec.kernels))
+
+
+def trace(request: TraceRequest, progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> TraceResult:
+    """Serve a ``TraceRequest``. Never raises: failures come back as ``TraceResult.error`` (an
+    ErrorInfo: validation, interpreter, cancelled, ...)."""
+    try:
+        spec = get_spec(request.kernel, request.user_file)
+        # a trace too large for the pipe or the host is refused before anything is built
+        check_trace_size(spec, dict(request.values))
+        try:
+            window = Window.parse(request.window) if request.window else None
+        except ValueError as e:
+            raise ValidationError(str(e), "window") from None
+        tr = trace_spec(spec, request.values, seed=request.seed, window=window, n_sms=request.n_sms,
+                        programs_per_sm=request.programs_per_sm, progress=progress, cancel=cancel,
+                        workers=request.workers, check_overflow=request.check_overflow)
+        return TraceResult(request=request, trace=tr)
+    except ValueError as e:
+        if isinstance(e, ValidationError):
+            return TraceResult(request=request, error=to_error_info(e))
+        return TraceResult(request=request, error=ErrorInfo(kind="validation", message=str(e),
+                                                            field="window" if "window" in str(e) else None))
+    except Exception as e:  # noqa: BLE001 - every failure is reported, the worker keeps serving
+        return TraceResult(request=request, error=to_error_info(e, "tracing"))
