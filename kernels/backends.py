@@ -122,8 +122,8 @@ class _GridNote(Observer):
         self.grids = grids
 
     def on_launch(self, launch: LaunchInfo) -> None:
-        g = launch.grid
-        self.grids.append(launch.grid3 if callable(g) else tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,))))
+        g = launch.grid(launch.bound) if callable(launch.grid) else launch.grid
+        self.grids.append(tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,))))
 
 
 def resolve(requested: str) -> Backend:

@@ -3,8 +3,9 @@
 ``prepare(spec, values, backend, seed)`` validates the values, refuses a problem that does not
 fit (before allocating it), builds seeded inputs — or reuses the ones of an ``InputCache`` whose
 data parameters agree — and resets the outputs: floating outputs poisoned with NaN (so unwritten
-elements are caught), every other output restored to what ``make_inputs`` made (an accumulating
-kernel, atomics into a histogram, starts from the same zeros at every launch). It returns a
+elements are caught), every other output — and any the spec lists as ``inplace`` — restored to
+what ``make_inputs`` made (an accumulating kernel, atomics into a histogram, starts from the same
+zeros at every launch; ``x += 1`` starts from the same x). It returns a
 ``Prepared`` launch: its grid (from ``spec.grid``), its tensors, and ``launch(K)``.
 """
 
@@ -103,10 +104,10 @@ def prepare(spec: KernelSpec, values: dict[str, Any], backend: Backend | str = "
             memory_check(spec, plan, be, field_)
         tensors = _build(spec, cfg, be, seed, plan, field_)
         initial = {o: tensors[o].clone() for o in spec.outputs
-                   if isinstance(tensors[o], torch.Tensor) and not tensors[o].is_floating_point()}
+                   if isinstance(tensors[o], torch.Tensor) and (o in spec.inplace or not tensors[o].is_floating_point())}
         if cache is not None and key is not None:
             cache.key, cache.tensors, cache.initial = key, tensors, initial
-    check.poison(tensors, spec.outputs)
+    check.poison(tensors, [o for o in spec.outputs if o not in initial])
     for name, t0 in initial.items():
         tensors[name].copy_(t0)
     return Prepared(spec, cfg, be, int(seed), tensors, grid, plan, reuse, notes)

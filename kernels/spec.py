@@ -76,6 +76,9 @@ class KernelSpec:
     origin: str = "catalog"
     #: the grid, one expression per dimension over the parameter names (see the module doc)
     grid_exprs: tuple[str, ...] = ()
+    #: outputs the kernel also reads (``x += 1`` in place): restored to their built content before
+    #: each launch instead of poisoned with NaN
+    inplace: tuple[str, ...] = ()
 
     # -- the grid and the launch ----------------------------------------------------------------
     def grid(self, values: Mapping[str, Any]) -> tuple[int, ...] | None:

@@ -1,4 +1,5 @@
-"""Load a user's kernel file: a .py that registers specs the way the catalog modules do.
+"""Load a user's kernel file: a plain Triton script (run with its launches captured, see
+``kernels.script``), or a .py that registers specs the way the catalog modules do:
 
     from kernels.spec import KernelSpec, register
     register(KernelSpec(name="my_add", ...))
@@ -80,6 +81,10 @@ def load(path: str | os.PathLike) -> list[KernelSpec]:
         raise UserFileError(f"{shown} is not a Python file ({e})", field="user_file") from None
 
     key = str(p)
+    from .script import is_plain_script
+
+    if is_plain_script(source):
+        return _load_script(p, shown)
     previous = loaded_from(p)
     before = {name: REGISTRY.get(name) for name in REGISTRY.names()}
     for s in previous:  # reload replaces: the file's old specs go first
@@ -153,6 +158,26 @@ def load(path: str | os.PathLike) -> list[KernelSpec]:
     st = p.stat()
     _STAMPS[key] = (st.st_mtime_ns, st.st_size)
     return new
+
+
+def _load_script(p: Path, shown: str) -> list[KernelSpec]:
+    from .script import open_script
+
+    linecache.checkcache(str(p))
+    cap, specs = open_script(str(p))
+    if not specs:
+        where = f"{shown}:{cap.error_line}" if cap.error_line else shown
+        if cap.missing_module:
+            msg = f"{where}: imports module {cap.missing_module!r}, which is not installed"
+        elif cap.error:
+            msg = f"{where}: {cap.error.split(': ', 1)[1]}"
+        else:
+            msg = (f"{shown} registers no kernels and launched no Triton kernel ({cap.stopped or 'it ran to its end'}): "
+                   "Tilescope opens a plain script by running it and capturing its launches")
+        raise UserFileError(msg, detail=cap.log[-4000:], field="user_file")
+    st = p.stat()
+    _STAMPS[str(p)] = (st.st_mtime_ns, st.st_size)
+    return specs
 
 
 def ensure_loaded(path: str | os.PathLike) -> list[KernelSpec]:

@@ -81,7 +81,8 @@ def _run_spec(res: RunResult, spec: KernelSpec, req: RunRequest, st: _State, pro
     tick(progress, cancel, "compiling", 0.05)
     st.stage = "launch"
     ret, launch_ms = _launch(p, st, progress)
-    grid = p.grid if p.grid is not None else (p.backend.grids[0] if p.backend.grids else None)
+    # the grid the launch really ran where the backend saw it; else the spec's formula
+    grid = p.backend.grids[0] if p.backend.grids else p.grid
     res.grid = tuple(int(g) for g in grid) if grid is not None else ()
     # -- check -----------------------------------------------------------------------------------
     tick(progress, cancel, "checking", 0.45)

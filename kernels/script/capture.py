@@ -1,0 +1,432 @@
+"""Run a plain Triton script with every launch captured — in the worker, never the GUI.
+
+While ``capture(path)`` runs the script (as ``__main__``, exactly as written):
+
+- ``JITFunction.run`` is patched so each ``kernel[grid](...)`` is observed: the kernel, the script
+  line that launched it, the function of the script that made it (the wrapper) and that
+  function's arguments, the grid (tuple or ``meta`` callable), every argument, the launch options,
+  the tensors' contents before and (for those the launch wrote) after;
+- without a GPU the launch runs under the interpreter layer (``kernels.interp``) with an observer
+  noting which tensors it loaded from and stored to, CUDA tensors and device lookups are served on
+  the CPU (``cuda_on_cpu``), ``@triton.autotune`` runs one of its configs without Triton's
+  GPU-only benchmarking (``choices`` picks which; the first by default) and ``kernel.warmup`` gives
+  a stand-in whose launch is captured like any other; with a GPU the real launch runs;
+- the script's prints go to a bounded log; it is stopped at its first benchmark
+  (``triton.testing.do_bench``/``perf_report``), after ``max_launches`` launches, or after
+  ``budget_s`` seconds, and the message says which; a script that raises keeps the launches it made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import inspect
+import io
+import os
+import runpy
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from ..backends import Backend
+from ..data.errors import UserFileError
+from ..data.script import ScriptCapture
+from ..data.trace import OP_LOAD
+from ..interp import Interpreter, LaunchInfo, Observer, bind, constexpr_names, grid3
+from .cuda_on_cpu import cuda_on_cpu
+
+__all__ = ["LiveLaunch", "capture", "StopScript"]
+
+
+class StopScript(BaseException):
+    """Raised inside the script to stop it (BaseException: a script's ``except Exception`` lets it by)."""
+
+    reason = "stopped"
+
+
+class _OutOfTime(StopScript):
+    reason = "time"
+
+
+@dataclass
+class LiveLaunch:
+    """One captured launch with its live objects (kept in the worker)."""
+
+    index: int
+    fn: Any  # the JITFunction
+    grid: Any  # as given: a tuple or a callable of the meta-arguments
+    grid3: tuple[int, int, int]
+    bound: dict[str, Any]  # kernel parameter -> value, as launched
+    options: dict[str, Any]  # num_warps, num_stages, … (autotune config options included)
+    constexpr_names: set[str]
+    before: dict[str, torch.Tensor]  # tensor arguments as they were before the launch (CPU clones)
+    after: dict[str, torch.Tensor]  # the written tensors after it (CPU clones): the golden outputs
+    written: list[str]
+    read: list[str]
+    call_site: tuple[str, int, str]  # file, line, text
+    wrapper: Any = None  # the script function that made the launch (None at module level)
+    wrapper_name: str = ""
+    wrapper_args: dict[str, Any] = field(default_factory=dict)
+    autotune_configs: list[Any] = field(default_factory=list)  # triton.Config objects
+    autotune_choice: int = -1
+    heuristics: dict[str, Any] = field(default_factory=dict)  # name -> heuristic function
+
+
+class _Log(io.TextIOBase):
+    """Keeps the first and last lines a script prints (a flood of 10^5 lines costs nothing)."""
+
+    KEEP = 200
+
+    def __init__(self) -> None:
+        self.head: list[str] = []
+        self.tail: list[str] = []
+        self.n = 0
+        self._part = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        text = self._part + s
+        lines = text.split("\n")
+        self._part = lines.pop()
+        for line in lines:
+            self.n += 1
+            if len(self.head) < self.KEEP:
+                self.head.append(line)
+            else:
+                self.tail.append(line)
+                if len(self.tail) > self.KEEP:
+                    del self.tail[0]
+        return len(s)
+
+    def text(self) -> str:
+        if self._part:
+            self.write("\n")
+        skipped = self.n - len(self.head) - len(self.tail)
+        middle = [f"… {skipped:,} lines not kept …"] if skipped > 0 else []
+        return "\n".join(self.head + middle + self.tail)
+
+
+class _TouchedTensors(Observer):
+    """Which tensor arguments an interpreted launch loaded from and stored to."""
+
+    watches_accesses = True
+
+    def __init__(self) -> None:
+        self.read: set[str] = set()
+        self.written: set[str] = set()
+
+    def on_access(self, launch: LaunchInfo, op: int, ptrs: np.ndarray, mask: np.ndarray | None) -> None:
+        act = ptrs if mask is None else ptrs[np.broadcast_to(mask, ptrs.shape)]
+        if act.size == 0:
+            return None
+        lo, hi = int(act.min()), int(act.max())
+        for a in launch.tensors:
+            if a.lo <= hi and lo < a.hi:
+                (self.read if op == OP_LOAD else self.written).add(a.info.name)
+        return None
+
+
+def _script_frames(path: str) -> list[Any]:
+    """The frames of the script file on the stack, innermost first."""
+    out = []
+    f = sys._getframe(2)
+    while f is not None:
+        if os.path.realpath(f.f_code.co_filename) == path:
+            out.append(f)
+        f = f.f_back
+    return out
+
+
+def _function_of(frame: Any) -> Any:
+    """The function object a frame runs (a module function, or a method of a module class)."""
+    code, g = frame.f_code, frame.f_globals
+    fn = g.get(code.co_name)
+    if getattr(fn, "__code__", None) is code:
+        return fn
+    for v in list(g.values()):
+        if isinstance(v, type):
+            for attr in vars(v).values():
+                f = getattr(attr, "__func__", attr)
+                if getattr(f, "__code__", None) is code:
+                    return f
+    return None
+
+
+class _Capture:
+    def __init__(self, path: str, backend: Backend, max_launches: int, choices: dict[str, int]) -> None:
+        self.path = path
+        self.backend = backend
+        self.max_launches = max_launches
+        self.choices = choices
+        self.live: list[LiveLaunch] = []
+        self.pending_autotune: tuple[list[Any], int] | None = None
+        self.pending_heuristics: dict[str, Any] = {}
+        self.notes: list[str] = []
+        self.benchmarking = False  # inside Triton's own autotune benchmarking (GPU): not captured
+
+    # -- one launch -------------------------------------------------------------------------------------
+    def launch(self, fn: Any, grid: Any, args: tuple, kwargs: dict, real_run: Any) -> Any:
+        if len(self.live) >= self.max_launches:
+            stop = StopScript()
+            stop.reason = f"it had given {self.max_launches} launches"
+            raise stop
+        frames = _script_frames(self.path)
+        site = frames[0] if frames else None
+        wrapper = next((f for f in frames if f.f_code.co_name != "<module>"), None)
+        bound = bind(fn, args, kwargs)
+        g3 = grid3(grid, bound)
+        consts = constexpr_names(fn)
+        names = set(inspect.signature(fn.fn).parameters)
+        options = {k: v for k, v in kwargs.items() if k not in names}
+        tensors = {k: v for k, v in bound.items() if isinstance(v, torch.Tensor)}
+        before = {k: v.detach().to("cpu", copy=True) for k, v in tensors.items()}
+        configs, choice = self.pending_autotune or ([], -1)
+        heur, self.pending_autotune, self.pending_heuristics = self.pending_heuristics, None, {}
+        ret, read, written = self._run(fn, grid, args, kwargs, real_run, tensors, before)
+        after = {k: tensors[k].detach().to("cpu", copy=True) for k in written}
+        file, line, text = "", 0, ""
+        if site is not None:
+            import linecache
+
+            file, line = site.f_code.co_filename, site.f_lineno
+            text = linecache.getline(file, line).strip()
+        self.live.append(LiveLaunch(
+            index=len(self.live), fn=fn, grid=grid, grid3=g3, bound=bound, options=options,
+            constexpr_names=consts, before=before, after=after, written=written, read=read,
+            call_site=(file, line, text), wrapper=_function_of(wrapper) if wrapper is not None else None,
+            wrapper_name=wrapper.f_code.co_name if wrapper is not None else "",
+            wrapper_args=dict(inspect.getargvalues(wrapper).locals) if wrapper is not None else {},
+            autotune_configs=list(configs), autotune_choice=choice, heuristics=heur))
+        if wrapper is not None:  # only the wrapper's own parameters, as it was called
+            w = self.live[-1]
+            params = list(inspect.signature(w.wrapper).parameters) if w.wrapper is not None else []
+            w.wrapper_args = {k: v for k, v in w.wrapper_args.items() if k in params}
+        return ret
+
+    def _run(self, fn: Any, grid: Any, args: tuple, kwargs: dict, real_run: Any, tensors: dict,
+             before: dict) -> tuple[Any, list[str], list[str]]:
+        if not self.backend.is_interpreter:
+            ret = real_run(fn, *args, grid=grid, warmup=False, **kwargs)
+            torch.cuda.synchronize()
+            written = [k for k, t in tensors.items() if not torch.equal(t.detach().cpu(), before[k])
+                       and not (t.is_floating_point() and _same_with_nan(t.detach().cpu(), before[k]))]
+            return ret, [k for k in tensors if k not in written], written
+        touched = _TouchedTensors()
+        session = Interpreter([touched])
+        with session.activate([fn]) as K:
+            K(fn)[grid](*args, **kwargs)
+        return None, [k for k in tensors if k in touched.read], [k for k in tensors if k in touched.written]
+
+
+def _same_with_nan(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return bool(torch.equal(torch.nan_to_num(a, nan=0.0), torch.nan_to_num(b, nan=0.0))) and \
+        bool(torch.equal(torch.isnan(a), torch.isnan(b)))
+
+
+class _WarmKernel:
+    """What ``kernel.warmup(...)`` gives a script run without a GPU: compile facts for the
+    emulated GPU where this machine can compile them, and ``[grid](...)`` a captured launch."""
+
+    def __init__(self, cap: _Capture, fn: Any, args: tuple, kwargs: dict, real_run: Any) -> None:
+        self._cap, self._fn, self._kwargs, self._real_run = cap, fn, dict(kwargs), real_run
+        self.n_regs, self.n_spills, self.metadata = _compile_facts(fn, args, kwargs, cap.notes)
+
+    def _init_handles(self) -> None:
+        pass
+
+    def __getitem__(self, grid: Any) -> Any:
+        def launch(*args: Any, **kwargs: Any) -> Any:
+            params = list(inspect.signature(self._fn.fn).parameters)
+            given = set(params[:len(args)]) | set(kwargs)
+            extra = {k: v for k, v in self._kwargs.items() if k not in given}
+            return self._cap.launch(self._fn, grid, args, {**extra, **kwargs}, self._real_run)
+        return launch
+
+
+class _Metadata:
+    def __init__(self, shared: int) -> None:
+        self.shared = shared
+
+
+def _compile_facts(fn: Any, args: tuple, kwargs: dict, notes: list[str]) -> tuple[int, int, _Metadata]:
+    try:
+        from ..compiled import compile_jit_for_target  # CPU-side compile for the emulated GPU
+    except ImportError:
+        compile_jit_for_target = None
+    if compile_jit_for_target is not None:
+        try:
+            facts = compile_jit_for_target(fn, args, kwargs, target="sm_90")
+            return int(facts.n_regs or 0), int(facts.n_spills or 0), _Metadata(int(facts.shared_bytes or 0))
+        except Exception as e:  # noqa: BLE001 - facts are a courtesy to the script's arithmetic
+            notes.append(f"kernel.warmup: compiling {fn.fn.__name__} for sm_90 here failed ({e}); "
+                         "it saw 32 registers and no shared memory")
+    else:
+        notes.append(f"kernel.warmup: {fn.fn.__name__} cannot be compiled here; the script saw 32 registers "
+                     "and no shared memory")
+    return 32, 0, _Metadata(0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# the patches
+
+
+@contextlib.contextmanager
+def _patched(cap: _Capture) -> Iterator[None]:
+    import triton.testing as tt
+    from triton.runtime import autotuner
+    from triton.runtime.jit import JITFunction
+
+    saved = {"run": JITFunction.__dict__["run"], "at": autotuner.Autotuner.__dict__["run"],
+             "heur": autotuner.Heuristics.__dict__["run"], "bench": autotuner.Autotuner.__dict__["_bench"]}
+    saved_tt = {n: getattr(tt, n) for n in ("do_bench", "do_bench_cudagraph") if hasattr(tt, n)}
+    saved_mark = getattr(tt, "Mark", None) and tt.Mark.__dict__.get("run")
+    real_run = saved["run"]
+
+    def run(self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
+        if warmup:
+            if cap.backend.is_interpreter:
+                return _WarmKernel(cap, self, args, kwargs, real_run)
+            return real_run(self, *args, grid=grid, warmup=True, **kwargs)
+        if cap.benchmarking:
+            return real_run(self, *args, grid=grid, warmup=False, **kwargs)
+        return cap.launch(self, grid, args, kwargs, real_run)
+
+    def autotune_bench(self: Any, *args: Any, **kwargs: Any) -> Any:
+        cap.benchmarking = True
+        try:
+            return saved["bench"](self, *args, **kwargs)
+        finally:
+            cap.benchmarking = False
+
+    def autotune_run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not cap.backend.is_interpreter:  # Triton benchmarks on the GPU; the final launch is captured
+            cap.pending_autotune = (list(self.configs), -1)
+            n = len(cap.live)
+            ret = saved["at"](self, *args, **kwargs)
+            if len(cap.live) > n and self.best_config in self.configs:
+                cap.live[-1].autotune_choice = self.configs.index(self.best_config)
+            return ret
+        self.nargs = dict(zip(self.arg_names, args, strict=False))
+        name = getattr(self.base_fn, "__name__", "")
+        choice = min(max(0, cap.choices.get(name, 0)), len(self.configs) - 1)
+        config = self.configs[choice]
+        self.best_config = config
+        if config.pre_hook is not None:
+            config.pre_hook({**self.nargs, **kwargs, **config.all_kwargs()})
+        cap.pending_autotune = (list(self.configs), choice)
+        try:
+            return self.fn.run(*args, **kwargs, **config.all_kwargs())
+        finally:
+            self.nargs = None
+
+    def heuristics_run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        cap.pending_heuristics = dict(self.values)
+        return saved["heur"](self, *args, **kwargs)
+
+    def benchmark_reached(what: str) -> Any:
+        def stop(*a: Any, **k: Any) -> Any:
+            s = StopScript()
+            s.reason = f"it reached its benchmark ({what})"
+            raise s
+        return stop
+
+    try:
+        JITFunction.run = run
+        autotuner.Autotuner.run = autotune_run
+        autotuner.Autotuner._bench = autotune_bench
+        autotuner.Heuristics.run = heuristics_run
+        for n in saved_tt:
+            setattr(tt, n, benchmark_reached(f"triton.testing.{n}"))
+        if saved_mark is not None:
+            tt.Mark.run = benchmark_reached("triton.testing.perf_report")
+        yield
+    finally:
+        JITFunction.run = saved["run"]
+        autotuner.Autotuner.run = saved["at"]
+        autotuner.Autotuner._bench = saved["bench"]
+        autotuner.Heuristics.run = saved["heur"]
+        for n, f in saved_tt.items():
+            setattr(tt, n, f)
+        if saved_mark is not None:
+            tt.Mark.run = saved_mark
+
+
+@contextlib.contextmanager
+def _time_budget(budget_s: float) -> Iterator[None]:
+    """Raise ``_OutOfTime`` in this thread after ``budget_s`` (between bytecodes: a ``while
+    True: pass`` is stopped too)."""
+    tid = threading.get_ident()
+    done = threading.Event()
+
+    def fire() -> None:
+        if not done.wait(budget_s):
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), ctypes.py_object(_OutOfTime))
+
+    t = threading.Thread(target=fire, daemon=True, name="tilescope-script-budget")
+    t.start()
+    try:
+        yield
+    finally:
+        done.set()
+        t.join()
+
+
+def _note_error(out: ScriptCapture, e: BaseException, path: str) -> None:
+    line = 0
+    for fs in traceback.extract_tb(e.__traceback__):
+        if os.path.realpath(fs.filename) == path:
+            line = fs.lineno or 0
+    msg = str(e).splitlines()[0] if str(e) else ""
+    where = f"{os.path.basename(path)}:{line}" if line else os.path.basename(path)
+    out.error, out.error_line = f"{where}: {type(e).__name__}: {msg}".rstrip(": "), line
+    if isinstance(e, ModuleNotFoundError):
+        out.missing_module = e.name or ""
+
+
+def capture(path: str, backend: Backend, *, budget_s: float = 30.0, max_launches: int = 16,
+            choices: dict[str, int] | None = None) -> tuple[ScriptCapture, list[LiveLaunch]]:
+    """Run the script at ``path`` with its launches captured. Never raises for what the script
+    does (its error is ``ScriptCapture.error``, its launches kept); raises UserFileError only for
+    a file that cannot be run at all."""
+    real = os.path.realpath(path)
+    if not os.path.isfile(real):
+        raise UserFileError(f"kernel file not found: {path}", field="user_file")
+    cap = _Capture(real, backend, max_launches, dict(choices or {}))
+    log = _Log()
+    out = ScriptCapture(path=real, backend=backend.name)
+    t0 = time.perf_counter()
+    sys.path.insert(0, os.path.dirname(real))
+    on_cpu = cuda_on_cpu() if backend.is_interpreter else contextlib.nullcontext()
+    try:
+        with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log), on_cpu, _patched(cap), \
+                _time_budget(budget_s):
+            runpy.run_path(real, run_name="__main__")
+    except _OutOfTime:
+        out.stopped = f"stopped after {budget_s:g} s (the script was still running)"
+    except StopScript as s:
+        out.stopped = f"stopped: {s.reason}"
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            out.error = f"{os.path.basename(real)}: exited with status {e.code}"
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # noqa: BLE001 - the script's own failure is reported, launches kept
+        _note_error(out, e, real)
+    finally:
+        try:
+            sys.path.remove(os.path.dirname(real))
+        except ValueError:
+            pass
+    out.wall_s = time.perf_counter() - t0
+    out.log, out.log_lines = log.text(), log.n
+    out.notes = list(dict.fromkeys(cap.notes))
+    return out, cap.live

@@ -1,0 +1,123 @@
+"""A CUDA script run without a GPU: its CUDA tensors and device lookups served on the CPU.
+
+Scripts are written for a GPU: ``torch.randn(n, device='cuda')``, ``x.cuda()``,
+``DEVICE = triton.runtime.driver.active.get_active_torch_device()``,
+``driver.active.utils.get_device_properties(DEVICE.index)``, ``torch.cuda.synchronize()``. Inside
+``cuda_on_cpu()`` tensors asked for on CUDA are made on the CPU (where the interpreter runs the
+kernels), and Triton's active driver is a stand-in that reports the CPU as the torch device and,
+for device properties, the facts of the GPU named by ``target`` (an H200, sm_90, by default) —
+the script's own occupancy arithmetic then runs on the numbers of a real GPU, and the notes say
+which. Everything is put back on exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+
+__all__ = ["cuda_on_cpu", "EMULATED_GPU"]
+
+#: the GPU whose properties a script sees without one (the project's H200; kernels.device has more)
+EMULATED_GPU = {
+    "name": "NVIDIA H200 (emulated: no GPU here)",
+    "capability": 90,
+    "multiprocessor_count": 132,
+    "max_shared_mem": 232448,
+    "max_num_regs": 65536,
+    "warpSize": 32,
+    "sm_clock_rate": 1980000,
+    "mem_clock_rate": 2619000,
+    "mem_bus_width": 6144,
+}
+
+
+def _cpu(device: Any) -> Any:
+    if isinstance(device, (str, torch.device)):
+        try:
+            d = torch.device(device)
+        except (RuntimeError, TypeError):
+            return device
+        if d.type == "cuda":
+            return torch.device("cpu")
+    elif isinstance(device, int):  # torch.randn(n, device=0)
+        return torch.device("cpu")
+    return device
+
+
+class _CudaToCpu(torch.overrides.TorchFunctionMode):
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        kwargs = dict(kwargs or {})
+        name = getattr(func, "__name__", "")
+        if "device" in kwargs:
+            kwargs["device"] = _cpu(kwargs["device"])
+        if name == "cuda" and args and isinstance(args[0], torch.Tensor):
+            return args[0]
+        if name == "to" and args and isinstance(args[0], torch.Tensor):
+            args = (args[0],) + tuple(_cpu(a) for a in args[1:])
+        return func(*args, **kwargs)
+
+
+class _Utils:
+    def get_device_properties(self, device: Any = None) -> dict[str, Any]:
+        return dict(EMULATED_GPU)
+
+
+class _StandInDriver:
+    """What ``triton.runtime.driver.active`` answers while a CUDA script runs on the CPU."""
+
+    def __init__(self) -> None:
+        self.utils = _Utils()
+
+    def get_active_torch_device(self) -> torch.device:
+        return torch.device("cpu")
+
+    def get_current_device(self) -> int:
+        return 0
+
+    def set_current_device(self, device: Any) -> None:
+        pass
+
+    def get_current_stream(self, device: Any = None) -> int:
+        return 0
+
+    def get_current_target(self) -> Any:
+        from triton.backends.compiler import GPUTarget
+
+        return GPUTarget("cuda", EMULATED_GPU["capability"], EMULATED_GPU["warpSize"])
+
+    def get_device_interface(self) -> Any:
+        return torch.cuda
+
+    def get_benchmarker(self) -> Any:
+        from triton.testing import do_bench
+
+        return do_bench
+
+    def is_active(self) -> bool:
+        return True
+
+
+@contextlib.contextmanager
+def cuda_on_cpu() -> Iterator[None]:
+    import triton.runtime
+
+    cfg = triton.runtime.driver  # the DriverConfig object (it shadows the module of that name)
+    saved_active = cfg.__dict__.get("_active")
+    saved_cuda = {name: getattr(torch.cuda, name) for name in ("synchronize", "current_device", "set_device",
+                                                              "empty_cache", "get_device_name")}
+    try:
+        cfg._active = _StandInDriver()
+        torch.cuda.synchronize = lambda *a, **k: None
+        torch.cuda.current_device = lambda: 0
+        torch.cuda.set_device = lambda *a, **k: None
+        torch.cuda.empty_cache = lambda: None
+        torch.cuda.get_device_name = lambda *a, **k: EMULATED_GPU["name"]
+        with _CudaToCpu():
+            yield
+    finally:
+        cfg._active = saved_active
+        for name, fn in saved_cuda.items():
+            setattr(torch.cuda, name, fn)
