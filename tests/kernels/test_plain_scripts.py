@@ -149,3 +149,21 @@ def test_a_script_that_launches_nothing_says_so(tmp_path):
     p.write_text("import triton\nprint('hello')\n")
     with pytest.raises(UserFileError, match="launched no Triton kernel"):
         userfile.load(str(p))
+
+
+def test_a_captured_launch_exports_a_reproducer_that_runs_without_tilescope(tmp_path):
+    import subprocess
+    import sys
+
+    from kernels.script import live_launch
+    from kernels.script.reproducer import export_reproducer
+
+    cap, (spec,) = _open("meta_lambda_reads_arg.py")
+    path = export_reproducer(live_launch(cap.path, 0), str(tmp_path), "row_sq_repro", (1e-5, 1e-5))
+    text = Path(path).read_text()
+    assert "def _square" in text and "row_sq_kernel[(10, 1, 1)]" in text
+    assert "import kernels" not in text and "from kernels" not in text  # standalone
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, path], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "out_ptr: matches the captured output" in out.stdout
