@@ -94,15 +94,16 @@ class Backend:
         return self.name == "interpreter"
 
     @contextmanager
-    def activate(self, kernels: Iterable[Any] = (),
-                 progress: Callable[[int, int], None] | None = None) -> Iterator[Callable[[Any], Any]]:
+    def activate(self, kernels: Iterable[Any] = (), progress: Callable[[int, int], None] | None = None,
+                 note_grids: bool = True) -> Iterator[Callable[[Any], Any]]:
         """Context of one run; yields ``K``. Under the interpreter ``progress(program,
         n_programs)`` is called between programs (a launch is not cancelled part-way: the engine
-        polls cancel between stages, the worker client kills on a timeout)."""
+        polls cancel between stages, the worker client kills on a timeout). ``note_grids=False``
+        (GPU timing loops): ``K(fn)`` is the JITFunction itself, nothing between it and the launch."""
         self.run_notes = []
         self.grids = []
         if not self.is_interpreter:
-            yield lambda fn: _GridSpy(fn, self.grids)
+            yield (lambda fn: _GridSpy(fn, self.grids)) if note_grids else (lambda fn: fn)
             return
         observers: list[Any] = [AccessGuard(), _GridNote(self.grids)]
         if progress is not None:

@@ -63,8 +63,9 @@ class Prepared:
     notes: list[str] = field(default_factory=list)
 
     def launch(self, K: Any) -> Any:
-        """Launch the kernel through ``K`` (a backend's or the tracer's) on these tensors."""
-        return self.spec.run_launch(K, self.tensors, dict(self.cfg))
+        """Launch the kernel through ``K`` (a backend's or the tracer's) on these tensors, on the
+        grid computed once in ``prepare`` (timing loops launch many times)."""
+        return self.spec.run_launch(K, self.tensors, dict(self.cfg), self.grid)
 
 
 def _input_key(spec: KernelSpec, cfg: dict, be: Backend, seed: int, plan: InputPlan | None) -> Any:

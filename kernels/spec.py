@@ -88,9 +88,10 @@ class KernelSpec:
             return None
         return grid_of(self.grid_exprs, values)[:len(self.grid_exprs)]
 
-    def run_launch(self, K: Callable, tensors: dict, cfg: dict) -> Any:
-        """Call the launcher with the grid from ``grid_exprs`` (or let a 3-argument one compute it)."""
-        grid = self.grid(cfg)
+    def run_launch(self, K: Callable, tensors: dict, cfg: dict, grid: tuple[int, ...] | None = None) -> Any:
+        """Call the launcher with ``grid`` (default: from ``grid_exprs``), or let a 3-argument
+        launcher compute its own."""
+        grid = self.grid(cfg) if grid is None else grid
         if grid is None or _arity(self.launch) == 3:
             return self.launch(K, tensors, cfg)
         return self.launch(K, tensors, cfg, grid)

@@ -11,6 +11,7 @@ them.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -45,6 +46,11 @@ def check_expr(expr: str) -> ast.Expression:
     return tree
 
 
+@functools.lru_cache(maxsize=512)
+def _compiled(expr: str) -> Any:
+    return compile(check_expr(expr), "<grid>", "eval")
+
+
 def grid_of(exprs: Sequence[str], values: Mapping[str, Any]) -> Grid3:
     """Evaluate one expression per grid dimension (1 to 3) over ``values``: a 3-tuple."""
     if not 1 <= len(exprs) <= 3:
@@ -53,8 +59,7 @@ def grid_of(exprs: Sequence[str], values: Mapping[str, Any]) -> Grid3:
     env.update(values)
     dims = []
     for e in exprs:
-        code = compile(check_expr(e), "<grid>", "eval")
-        dims.append(int(eval(code, {"__builtins__": {}}, env)))  # noqa: S307 - checked above
+        dims.append(int(eval(_compiled(e), {"__builtins__": {}}, env)))  # noqa: S307 - checked in _compiled
     return as_grid3(tuple(dims))
 
 

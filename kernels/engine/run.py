@@ -147,7 +147,7 @@ def _time(p: Prepared, req: RunRequest, st: _State, launch_ms: float,
                 lambda: spec.torch_op(tensors, cfg), reps=21, method=bench.CPU_TORCH_METHOD,
                 is_interpreter=False, budget_s=0.5)
         return timing, torch_timing, (None, None)
-    with be.activate(spec.kernels) as K:
+    with be.activate(spec.kernels, note_grids=False) as K:
         timing = bench.gpu_time(lambda: p.launch(K))
     if req.torch_baseline and spec.torch_op is not None:
         torch_timing = torch_timing_given or bench.gpu_time(lambda: spec.torch_op(tensors, cfg))
