@@ -19,6 +19,7 @@ import torch
 from . import check
 from .backends import Backend, check_dtype, resolve
 from .data.errors import TilescopeError
+from .data.params import ValidationError
 from .memory import (
     AllocationGuard,
     InputPlan,
@@ -83,6 +84,8 @@ def prepare(spec: KernelSpec, values: dict[str, Any], backend: Backend | str = "
     """Validate, check memory, build (or reuse) the inputs and reset the outputs. Raises
     ValidationError, ResourceError, InterpreterFault, BackendUnavailable: the caller reports."""
     cfg = spec.config(values)
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+        raise ValidationError(f"seed {seed!r} is out of range: a whole number from 0 to 2^63 - 1", "seed")
     be = resolve(backend) if isinstance(backend, str) else backend
     notes = list(be.notes)
     for p in spec.params:

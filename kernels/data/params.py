@@ -112,6 +112,10 @@ def _near_pow2(v: int) -> str:
     return f"{lo} or {lo * 2}"
 
 
+#: the longest number text parsed (2**63 has 19 digits; "1_000_000_000" style and 0x… fit)
+MAX_NUMBER_TEXT = 40
+
+
 def parse_value(p: Param, text: str | Any) -> Any:
     if not isinstance(text, str):
         return text
@@ -126,18 +130,26 @@ def parse_value(p: Param, text: str | Any) -> Any:
         if low in ("0", "false", "no", "off"):
             return False
         raise ValidationError(f"{p.name}: {text!r} is not true/false", p.name)
+    if len(t) > MAX_NUMBER_TEXT:  # a 10^7-digit paste would take seconds to parse, and means nothing
+        raise ValidationError(f"{p.name}: a number of {len(t):,} characters is too long (at most "
+                              f"{MAX_NUMBER_TEXT}); sizes here are at most 2^63", p.name)
     try:
         # accept 2**20, 1e6 style and underscores, but only exact integers
         t2 = t.replace("_", "")
         if "**" in t2:
             a, b = t2.split("**", 1)
-            return int(a) ** int(b)
+            base, exp = int(a), int(b)
+            if exp > 64 or exp < 0:
+                raise ValidationError(f"{p.name}: {text!r} is out of range (exponent at most 64)", p.name)
+            return base ** exp
         if "e" in t2.lower() and not t2.lower().startswith("0x"):
             f = float(t2)
             if f != int(f):
                 raise ValueError
             return int(f)
         return int(t2, 0)
+    except ValidationError:
+        raise
     except (ValueError, OverflowError):
         raise ValidationError(f"{p.name}: {text!r} is not an integer", p.name) from None
 

@@ -75,7 +75,7 @@ def _run_spec(res: RunResult, spec: KernelSpec, req: RunRequest, st: _State, pro
               cancel: CancelFn | None, cache: InputCache | None, torch_timing_given: Any) -> None:
     res.values = spec.config(req.values)
     st.stage = "building inputs"
-    p = prepare(spec, req.values, req.backend, int(req.seed), cache)
+    p = prepare(spec, req.values, req.backend, req.seed, cache)
     res.values, res.backend, res.device = dict(p.cfg), p.backend.name, p.backend.device_name
     st.notes.extend(p.notes)
     tick(progress, cancel, "compiling", 0.05)

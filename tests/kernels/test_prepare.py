@@ -74,3 +74,23 @@ def test_reused_inputs_get_their_integer_outputs_reset_and_floats_poisoned(histo
 def test_the_run_grid_is_the_one_launched(histogram):
     r = engine.run(RunRequest("test_histogram", {"N": 500, "BLOCK_SIZE": 32}, backend="interpreter"))
     assert r.ok and r.grid == (16,) and r.check.passed
+
+
+@pytest.mark.parametrize("text, words", [
+    ("9" * 10**7, "too long"),  # a pasted 10^7-digit number: refused at once, not parsed for seconds
+    ("2**99999999", "out of range"),
+    ("1e400", "not an integer"),
+])
+def test_absurd_numbers_are_refused_quickly_with_the_field(text, words):
+    import time
+
+    t0 = time.perf_counter()
+    r = engine.run(RunRequest("vector_add", {"N": text}, backend="interpreter"))
+    assert time.perf_counter() - t0 < 1.0
+    assert r.error.kind == "validation" and r.error.field == "N" and words in r.error.message
+
+
+def test_a_seed_too_large_is_a_validation_error_not_an_internal_one():
+    r = engine.run(RunRequest("vector_add", {"N": 100}, seed=99999999999999999999999, backend="interpreter"))
+    assert r.error.kind == "validation" and r.error.field == "seed" and "out of range" in r.error.message
+    assert engine.run(RunRequest("vector_add", {"N": 100}, seed=7, backend="interpreter")).ok
