@@ -24,9 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kernels.results import CompileFacts
+from kernels.data.results import CompileFacts
 
 from . import theme
+from .preview import preview
 
 __all__ = ["IR_ORDER", "CompileView"]
 
@@ -254,20 +255,14 @@ def _bytes(n: int) -> str:
     return f"{n / 1024:.1f} KiB ({n:,} B)"
 
 
-def _demo() -> None:  # pragma: no cover - manual preview
-    import sys
-
-    from PySide6.QtWidgets import QApplication
-
+def _demo() -> QWidget:  # pragma: no cover - manual preview
     from .demo_results import demo_compile_facts
 
-    app = QApplication.instance() or QApplication(sys.argv)
     w = CompileView()
     w.set_facts(demo_compile_facts())
     w.resize(760, 560)
-    w.show()
-    app.exec()
+    return w
 
 
 if __name__ == "__main__":  # pragma: no cover
-    _demo()
+    preview(_demo)

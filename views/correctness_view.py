@@ -32,9 +32,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kernels.results import CheckResult
+from kernels.data.results import CheckResult
 
 from . import theme
+from .preview import preview
 
 __all__ = ["CorrectnessView", "error_colormap", "fold", "tolerance_scale"]
 
@@ -420,22 +421,16 @@ def _block_text(c: CheckResult, flat: int) -> str:
     return f"{c.output} {parts} (one cell of the downsampled map: the largest error of these)"
 
 
-def _demo() -> None:  # pragma: no cover - manual preview
-    import sys
-
-    from PySide6.QtWidgets import QApplication
-
+def _demo() -> QWidget:  # pragma: no cover - manual preview
     from .demo_results import demo_check
 
-    app = QApplication.instance() or QApplication(sys.argv)
     w = CorrectnessView()
     w.set_check(demo_check(passed=False))
     w.set_programs_for_elements(lambda out, i: f"program ({i // 1024},)")
     w.elementHovered.connect(lambda o, i: print("elementHovered", o, i))
     w.resize(900, 480)
-    w.show()
-    app.exec()
+    return w
 
 
 if __name__ == "__main__":  # pragma: no cover
-    _demo()
+    preview(_demo)

@@ -1,20 +1,22 @@
-"""Synthetic data for the panels' demos and tests — numpy only, never a measurement.
+"""Demo data for the panels' previews and tests — numpy only, no torch, no triton.
 
-Every object here is made up from a small formula plus noise so that the widgets can be opened
-and tested without torch, triton or a GPU. The device is called "Synthetic GPU (demo data)" and
-every RunResult carries the note "synthetic demo data" so nothing can pass for a real figure.
+The kernels are the catalog's own: their ``KernelInfo`` (parameters, rules, source) is recorded in
+``resources/demo/kernel_infos.pkl.gz`` by ``python -m kernels.demo_fixtures``. The *measurements*
+are made up from a small formula plus noise, since no GPU runs here: the device is called
+"Synthetic GPU (demo data)" and every RunResult carries the note "synthetic demo data" so
+nothing can pass for a real figure.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from typing import Any
 
 import numpy as np
 
-from kernels.params import Param, Rule, block, dtype_param, flag, num_stages, num_warps, shape
-from kernels.results import (
+from kernels.data.results import (
     CheckResult,
     CompileFacts,
     ErrorInfo,
@@ -27,6 +29,9 @@ from kernels.results import (
     SweepResult,
     Timing,
 )
+
+from .demo.fixtures import kernel_info
+from .history_rows import history_row
 
 __all__ = [
     "DEMO_DEVICE",
@@ -41,6 +46,7 @@ __all__ = [
     "demo_sweep_1d",
     "demo_sweep_2d",
     "matmul_info",
+    "softmax_info",
     "vector_add_info",
 ]
 
@@ -49,80 +55,31 @@ DEMO_PEAK_GBPS = 4000.0
 DEMO_PEAK_TFLOPS = 700.0
 _NOTE = "synthetic demo data"
 
-_VADD_SOURCE = '''@triton.jit
-def binary_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elements
-    x = tl.load(x_ptr + offsets, mask=mask)
-    y = tl.load(y_ptr + offsets, mask=mask)
-    tl.store(out_ptr + offsets, x + y, mask=mask)
-'''
-
 
 def vector_add_info(origin: str = "catalog", name: str = "vector_add") -> KernelInfo:
-    """A KernelInfo shaped like the catalog's vector add (same params), for panels and tests."""
-    return KernelInfo(
-        name=name,
-        title="Vector add" if origin == "catalog" else f"Vector add ({name})",
-        summary="out = x + y, one block of BLOCK_SIZE elements per program",
-        teaching="out = x + y. Program i covers elements [i*BLOCK_SIZE, (i+1)*BLOCK_SIZE).",
-        params=(
-            block("BLOCK_SIZE", 1024, lo=1, hi=1 << 16),
-            num_warps(4),
-            num_stages(3),
-            shape("N", 98432, hi=1 << 34, help="number of elements"),
-            dtype_param(("fp32", "fp16", "bf16")),
-        ),
-        rules=(),
-        source=_VADD_SOURCE,
-        source_file="kernels/catalog/elementwise.py" if origin == "catalog" else origin,
-        source_first_line=18,
-        metric="GB/s",
-        outputs=("out",),
-        origin=origin,
-    )
+    """The catalog's vector add; with another ``origin`` (a file) and ``name``, the same kernel as
+    if a user's file registered it."""
+    info = kernel_info("vector_add")
+    if origin == "catalog":
+        return info
+    return dataclasses.replace(info, name=name, title=f"Vector add ({name})", source_file=origin, origin=origin)
 
 
 def matmul_info() -> KernelInfo:
-    """A matmul-like KernelInfo with several block sizes, a flag and a cross-parameter rule."""
-    params: tuple[Param, ...] = (
-        block("BLOCK_M", 128, lo=16, hi=256),
-        block("BLOCK_N", 128, lo=16, hi=256),
-        block("BLOCK_K", 32, lo=16, hi=128),
-        Param("GROUP_SIZE_M", "constexpr", 8, "programs per group along M (L2 reuse)", min=1, max=64),
-        num_warps(4),
-        num_stages(3),
-        shape("M", 2048),
-        shape("N", 2048),
-        shape("K", 2048),
-        dtype_param(("fp16", "bf16", "fp32"), default="fp16"),
-        flag("ACC_FP32", True, "accumulate in fp32"),
-    )
-    rules = (
-        Rule("BLOCK_M * BLOCK_N <= 128 * 256", "BLOCK_M x BLOCK_N must be at most 128 x 256 "
-             "(the accumulator would not fit in registers)", ("BLOCK_M", "BLOCK_N")),
-        Rule("BLOCK_K <= K", "BLOCK_K must not exceed K", ("BLOCK_K", "K")),
-    )
-    return KernelInfo(
-        name="matmul", title="Matrix multiply", summary="C = A @ B, tiled, grouped program order",
-        teaching="Each program computes a BLOCK_M x BLOCK_N tile of C.", params=params, rules=rules,
-        source="@triton.jit\ndef matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, ...):\n    ...\n",
-        source_file="kernels/catalog/matmul.py", source_first_line=1, metric="TFLOP/s",
-        outputs=("c",),
-    )
+    """The catalog's matmul: several block sizes, a group size, a flag and a rule over shapes."""
+    return kernel_info("matmul")
+
+
+def softmax_info() -> KernelInfo:
+    """The catalog's fused softmax: its rule ties BLOCK_SIZE to N (a whole row per block)."""
+    return kernel_info("softmax")
 
 
 def demo_kernels() -> list[KernelInfo]:
-    """A catalog-like list, including one kernel from a user's file."""
-    vmul = vector_add_info(name="vector_mul")
-    vmul = KernelInfo(**{**vmul.__dict__, "title": "Vector mul",
-                         "summary": "out = x * y, the tutorials' first exercise"})
-    softmax = KernelInfo(**{**vector_add_info().__dict__, "name": "softmax", "title": "Fused softmax",
-                            "summary": "row-wise softmax, one row per program"})
-    user = vector_add_info(origin="/home/me/kernels/my_add.py", name="my_add")
-    user = KernelInfo(**{**user.__dict__, "title": "My add", "summary": "my copy of vector add"})
-    return [vector_add_info(), vmul, softmax, matmul_info(), user]
+    """A catalog-like list: vector add and mul, softmax, matmul, and one kernel from a user's file."""
+    user = dataclasses.replace(vector_add_info(origin="/home/me/kernels/my_add.py", name="my_add"),
+                               title="My add", summary="my copy of vector add")
+    return [vector_add_info(), kernel_info("vector_mul"), softmax_info(), matmul_info(), user]
 
 
 def _synthetic_gbps(values: dict[str, Any], rng: np.random.Generator) -> float:
@@ -331,9 +288,7 @@ def _best(points: list[SweepPoint], metric: str = "GB/s") -> int | None:
 
 
 def demo_history_rows(count: int = 3, seed: int = 0) -> list[dict[str, Any]]:
-    """Rows in the shape ``HistoryView.set_rows`` takes (see views.history_view.history_row)."""
-    from .history_view import history_row
-
+    """Rows in the shape ``HistoryView.set_rows`` takes (see ``views.history_rows.history_row``)."""
     rng = np.random.default_rng(seed)
     now = time.time()
     rows = []

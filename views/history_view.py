@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-import time
 from typing import Any
 
 from PySide6.QtCore import (
@@ -18,7 +17,6 @@ from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
-    QSortFilterProxyModel,
     Qt,
     Signal,
 )
@@ -39,9 +37,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kernels.results import RunResult
-
 from . import theme
+from .history_rows import history_row
+from .layout import column, row
+from .preview import preview
+from .word_filter import WordFilterProxy
 
 __all__ = ["COLUMNS", "CompareDialog", "HistoryView", "history_row"]
 
@@ -53,39 +53,6 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("params", "Parameters"), ("ms", "ms"), ("metric", "Metric"), ("ratio_vs_torch", "vs torch"),
     ("check", "Check"),
 )
-
-
-def history_row(run_id: int, result: RunResult, metric_unit: str, when: float | None = None) -> dict[str, Any]:
-    """The dict a HistoryView row shows, from a RunResult.
-
-    Keys: id, time (epoch seconds), kernel, backend, device, dtype, values (dict), ms,
-    metric (float or None), metric_unit ("GB/s", "TFLOP/s", or "ms" for interpreter runs, which
-    have no throughput), ratio_vs_torch, check ("pass" / "fail" / ""), error (message or "").
-    """
-    m, t = result.metrics, result.timing
-    interp = result.backend == "interpreter" or (t is not None and t.is_interpreter)
-    metric: float | None = None
-    unit = metric_unit
-    if interp:
-        unit = "ms"
-    elif m is not None:
-        metric = m.tflops if metric_unit == "TFLOP/s" else m.gbps
-    check = "" if result.check is None else ("pass" if result.check.passed else "fail")
-    return {
-        "id": int(run_id),
-        "time": float(when if when is not None else time.time()),
-        "kernel": result.kernel,
-        "backend": result.backend,
-        "device": result.device,
-        "dtype": str(result.values.get("dtype", "")),
-        "values": dict(result.values),
-        "ms": t.median_ms if t is not None else None,
-        "metric": metric,
-        "metric_unit": unit,
-        "ratio_vs_torch": None if interp or m is None else m.ratio_vs_torch,
-        "check": check,
-        "error": result.error.message if result.error is not None else "",
-    }
 
 
 def _num(v: Any) -> float | None:
@@ -224,29 +191,6 @@ class _HistoryModel(QAbstractTableModel):
         return str(row.get(key, ""))
 
 
-class _FilterProxy(QSortFilterProxyModel):
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._words: list[str] = []
-        self.setSortRole(SORT_ROLE)
-
-    def set_query(self, text: str) -> None:
-        if hasattr(self, "beginFilterChange"):  # Qt >= 6.10 deprecates invalidateFilter()
-            self.beginFilterChange()
-            self._words = text.lower().split()
-            self.endFilterChange()
-        else:
-            self._words = text.lower().split()
-            self.invalidateFilter()
-
-    def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
-        if not self._words:
-            return True
-        m = self.sourceModel()
-        hay = " ".join(str(m.index(row, c, parent).data()) for c in range(m.columnCount())).lower()
-        return all(w in hay for w in self._words)
-
-
 class CompareDialog(QDialog):
     """Two runs side by side: configuration then metrics; rows that differ are highlighted."""
 
@@ -347,7 +291,8 @@ class HistoryView(QWidget):
         super().__init__(parent)
         theme.configure()
         self._model = _HistoryModel(self)
-        self._proxy = _FilterProxy(self)
+        self._proxy = WordFilterProxy(self)
+        self._proxy.setSortRole(SORT_ROLE)
         self._proxy.setSourceModel(self._model)
         self._dialog: CompareDialog | None = None
 
@@ -388,16 +333,8 @@ class HistoryView(QWidget):
         self.export_button.clicked.connect(self._choose_export)
         self.count_label = QLabel("", self)
 
-        bar = QHBoxLayout()
-        bar.addWidget(self.count_label, 1)
-        bar.addWidget(self.reload_button)
-        bar.addWidget(self.compare_button)
-        bar.addWidget(self.export_button)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(self.filter_edit)
-        lay.addWidget(self.table, 1)
-        lay.addLayout(bar)
+        column(self, self.filter_edit, (self.table, 1),
+               row((self.count_label, 1), self.reload_button, self.compare_button, self.export_button))
         self._update_buttons()
 
     # -- public API ----------------------------------------------------------------------------
@@ -495,14 +432,9 @@ class HistoryView(QWidget):
         self.exportRequested.emit(path, fmt)
 
 
-def _demo() -> None:  # pragma: no cover - manual preview
-    import sys
-
-    from PySide6.QtWidgets import QApplication
-
+def _demo() -> QWidget:  # pragma: no cover - manual preview
     from .demo_results import demo_history_rows
 
-    app = QApplication.instance() or QApplication(sys.argv)
     w = HistoryView()
     rows = demo_history_rows(8)
     w.set_rows(rows)
@@ -511,9 +443,8 @@ def _demo() -> None:  # pragma: no cover - manual preview
     w.reloadRequested.connect(lambda i: print("reloadRequested", i))
     w.exportRequested.connect(lambda p, f: print("exportRequested", p, f))
     w.resize(900, 360)
-    w.show()
-    app.exec()
+    return w
 
 
 if __name__ == "__main__":  # pragma: no cover
-    _demo()
+    preview(_demo)

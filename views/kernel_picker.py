@@ -11,10 +11,8 @@ from typing import Any
 
 from PySide6.QtCore import (
     QModelIndex,
-    QPersistentModelIndex,
     QRect,
     QSize,
-    QSortFilterProxyModel,
     Qt,
     Signal,
 )
@@ -33,9 +31,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kernels.results import KernelInfo
+from kernels.data.results import KernelInfo
 
 from . import theme
+from .preview import preview
+from .word_filter import WordFilterProxy
 
 __all__ = ["KernelPicker"]
 
@@ -47,27 +47,6 @@ SEARCH_ROLE = Qt.ItemDataRole.UserRole + 4
 
 def _is_user(origin: str) -> bool:
     return bool(origin) and origin != "catalog"
-
-
-class _FilterModel(QSortFilterProxyModel):
-    """Keeps rows whose title, summary, name or file contain every word typed (any order)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._words: list[str] = []
-
-    def set_query(self, text: str) -> None:
-        if hasattr(self, "beginFilterChange"):  # Qt >= 6.10 deprecates invalidateFilter()
-            self.beginFilterChange()
-            self._words = text.lower().split()
-            self.endFilterChange()
-        else:
-            self._words = text.lower().split()
-            self.invalidateFilter()
-
-    def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
-        hay = self.sourceModel().index(row, 0, parent).data(SEARCH_ROLE) or ""
-        return all(w in hay for w in self._words)
 
 
 class _KernelDelegate(QStyledItemDelegate):
@@ -138,7 +117,7 @@ class KernelPicker(QWidget):
         super().__init__(parent)
         theme.configure()
         self._model = QStandardItemModel(self)
-        self._proxy = _FilterModel(self)
+        self._proxy = WordFilterProxy(self, SEARCH_ROLE)
         self._proxy.setSourceModel(self._model)
         self._silent = False
         self._file_changed = False
@@ -297,14 +276,9 @@ class KernelPicker(QWidget):
         self.empty_label.setVisible(self._model.rowCount() > 0 and self._proxy.rowCount() == 0)
 
 
-def _demo() -> None:  # pragma: no cover - manual preview
-    import sys
-
-    from PySide6.QtWidgets import QApplication
-
+def _demo() -> QWidget:  # pragma: no cover - manual preview
     from .demo_results import demo_kernels
 
-    app = QApplication.instance() or QApplication(sys.argv)
     w = KernelPicker(demo_kernels())
     w.kernelSelected.connect(lambda n: print("kernelSelected", n))
     w.openFileRequested.connect(lambda p: print("openFileRequested", p))
@@ -312,9 +286,8 @@ def _demo() -> None:  # pragma: no cover - manual preview
     w.select("vector_add")
     w.set_file_changed(True)
     w.resize(320, 420)
-    w.show()
-    app.exec()
+    return w
 
 
 if __name__ == "__main__":  # pragma: no cover
-    _demo()
+    preview(_demo)

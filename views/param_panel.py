@@ -1,6 +1,6 @@
 """ParamPanel: the editors for one kernel's parameters, validated as the user types.
 
-Built from a ``KernelInfo``: its ``Param``s decide the editors and ``kernels.params.validate``
+Built from a ``KernelInfo``: its ``Param``s decide the editors and ``kernels.data.params.validate``
 (the same function the CLI and the worker use) decides what is acceptable, so the panel never
 holds its own copy of the rules. An invalid field gets a red frame and its reason in a label
 right under it.
@@ -40,10 +40,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kernels.params import Param, Rule, validate
-from kernels.results import KernelInfo
+from kernels.data.params import Param, Rule, validate
+from kernels.data.results import KernelInfo
 
 from . import theme
+from .preview import preview
 
 __all__ = ["ChoiceSpinBox", "IntSpinBox", "ParamPanel", "Pow2SpinBox"]
 
@@ -508,22 +509,16 @@ def _describe(p: Param) -> str:
     return "\n".join(bits)
 
 
-def _demo() -> None:  # pragma: no cover - manual preview
-    import sys
-
-    from PySide6.QtWidgets import QApplication
-
+def _demo() -> QWidget:  # pragma: no cover - manual preview
     from .demo_results import matmul_info
 
-    app = QApplication.instance() or QApplication(sys.argv)
     w = ParamPanel(matmul_info())
     w.set_gpu_available(False, "torch.cuda.is_available() is False (demo)")
     w.valuesChanged.connect(lambda v: print("valuesChanged", v))
     w.validityChanged.connect(lambda ok: print("validityChanged", ok))
     w.resize(380, 720)
-    w.show()
-    app.exec()
+    return w
 
 
 if __name__ == "__main__":  # pragma: no cover
-    _demo()
+    preview(_demo)

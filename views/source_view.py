@@ -27,6 +27,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
 
+from .preview import preview
+
 __all__ = ["PythonHighlighter", "SourceView"]
 
 # Colours for a light base and for a dark one (picked from the editor's palette at build time).
@@ -290,16 +292,13 @@ class SourceView(QWidget):
         p.end()
 
 
-def main() -> None:  # pragma: no cover - manual preview
-    import sys
-
-    from PySide6.QtWidgets import QApplication, QComboBox, QSpinBox
+def main() -> QWidget:  # pragma: no cover - manual preview
+    from PySide6.QtWidgets import QComboBox, QSpinBox
 
     from views.demo import DEMOS
 
-    app = QApplication.instance() or QApplication(sys.argv)
     top = QWidget()
-    top.setWindowTitle("Tilescope — source view (demo kernels)")
+    top.setWindowTitle("Tilescope — source view (recorded demo kernels)")
     combo, spin, view = QComboBox(), QSpinBox(), SourceView()
     combo.addItems(list(DEMOS))
     traces = {}
@@ -320,9 +319,8 @@ def main() -> None:  # pragma: no cover - manual preview
     lay.addWidget(view, 1)
     show(combo.currentText())
     top.resize(900, 700)
-    top.show()
-    sys.exit(app.exec())
+    return top
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    preview(main)

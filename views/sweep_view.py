@@ -28,18 +28,18 @@ from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import (
     QFileDialog,
     QGraphicsRectItem,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QStackedWidget,
-    QVBoxLayout,
     QWidget,
 )
 
-from kernels.params import is_pow2
-from kernels.results import SweepPoint, SweepResult
+from kernels.data.params import is_pow2
+from kernels.data.results import SweepPoint, SweepResult
 
 from . import theme
+from .layout import column, row
+from .preview import preview
 from .throughput_view import _fmt, format_values, result_figures
 
 __all__ = ["SweepView", "point_failure"]
@@ -161,13 +161,7 @@ class SweepView(QWidget):
         self.export_button.clicked.connect(self._choose_export)
         theme.install_export_menu(self.curve_plot, self._choose_export)
         theme.install_export_menu(self.heat_plot, self._choose_export)
-        bar = QHBoxLayout()
-        bar.addWidget(self.title, 1)
-        bar.addWidget(self.export_button)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(4, 4, 4, 4)
-        lay.addLayout(bar)
-        lay.addWidget(self.stack, 1)
+        column(self, row((self.title, 1), self.export_button), (self.stack, 1))
 
     # -- public API ----------------------------------------------------------------------------
     def set_metric(self, metric: str) -> None:
@@ -526,24 +520,16 @@ class SweepView(QWidget):
             self.export(path)
 
 
-def _demo() -> None:  # pragma: no cover - manual preview
-    import sys
-
-    from PySide6.QtWidgets import QApplication
-
+def _demo() -> list[QWidget]:  # pragma: no cover - manual preview
     from .demo_results import demo_sweep_1d, demo_sweep_2d
 
-    app = QApplication.instance() or QApplication(sys.argv)
-    one = SweepView("GB/s")
+    one, two = SweepView("GB/s"), SweepView("TFLOP/s")
     one.set_sweep(demo_sweep_1d())
-    one.resize(720, 420)
-    one.show()
-    two = SweepView("TFLOP/s")
     two.set_sweep(demo_sweep_2d())
+    one.resize(720, 420)
     two.resize(620, 520)
-    two.show()
-    app.exec()
+    return [one, two]
 
 
 if __name__ == "__main__":  # pragma: no cover
-    _demo()
+    preview(_demo)

@@ -25,11 +25,13 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QLabel, QPushButton, QWidget
 
-from kernels.results import RunResult
+from kernels.data.results import RunResult
 
 from . import theme
+from .layout import column, row
+from .preview import preview
 
 __all__ = ["ThroughputView", "format_values", "result_figures"]
 
@@ -192,15 +194,7 @@ class ThroughputView(QWidget):
         theme.install_export_menu(self.plot, self._choose_export)
         self.clear_button = QPushButton("Clear", self)
         self.clear_button.clicked.connect(self.clear)
-        bar = QHBoxLayout()
-        bar.addWidget(self.summary, 1)
-        bar.addWidget(self.clear_button)
-        bar.addWidget(self.export_button)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(self.banner)
-        lay.addWidget(self.plot, 1)
-        lay.addLayout(bar)
+        column(self, self.banner, (self.plot, 1), row((self.summary, 1), self.clear_button, self.export_button))
         self._apply_mode()
 
     # -- public API ----------------------------------------------------------------------------
@@ -452,18 +446,14 @@ def _fmt(v: float | None) -> str:
     return f"{v:.3g}"
 
 
-def _demo() -> None:  # pragma: no cover - manual preview
-    import sys
-
-    from PySide6.QtWidgets import QApplication
-
+def _demo() -> QWidget:  # pragma: no cover - manual preview
     from .demo_results import demo_run_results
 
-    app = QApplication.instance() or QApplication(sys.argv)
     w = ThroughputView("GB/s")
     results = demo_run_results(40)
     results[7].check.passed = False
     it = iter(results)
+    timer = QTimer(w)  # the results arrive one by one, as from a running sweep
 
     def feed() -> None:
         r = next(it, None)
@@ -472,13 +462,11 @@ def _demo() -> None:  # pragma: no cover - manual preview
         else:
             w.add_result(r)
 
-    timer = QTimer()
     timer.timeout.connect(feed)
     timer.start(80)
     w.resize(720, 420)
-    w.show()
-    app.exec()
+    return w
 
 
 if __name__ == "__main__":  # pragma: no cover
-    _demo()
+    preview(_demo)

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from .grid import program_xyz
+
 __all__ = ["OP_LOAD", "OP_STORE", "OP_ATOMIC", "OP_NAMES", "TensorInfo", "AccessTable", "OOBRecord",
            "TensorMaps", "ProgramStats", "Trace", "NO_PROGRAM", "SEVERAL", "Window", "TraceRequest",
            "TraceResult", "OOB_OUTSIDE_STORAGE", "OOB_OUTSIDE_VIEW"]
@@ -200,8 +202,7 @@ class Window:
         if pids.size == total:
             return None
         if self.is_box:
-            gx, gy, _ = grid
-            x, y, z = pids % gx, (pids // gx) % gy, pids // (gx * gy)
+            x, y, z = program_xyz(pids, grid)
             box = f"x {x.min()}..{x.max()}, y {y.min()}..{y.max()}"
             if grid[2] > 1:
                 box += f", z {z.min()}..{z.max()}"
@@ -243,8 +244,7 @@ class Trace:
         return int(self.grid[0] * self.grid[1] * self.grid[2])
 
     def pid_xyz(self, pid: int) -> tuple[int, int, int]:
-        gx, gy, _ = self.grid
-        return pid % gx, (pid // gx) % gy, pid // (gx * gy)
+        return program_xyz(pid, self.grid)
 
     def tensor_index(self, name: str) -> int:
         for i, t in enumerate(self.tensors):

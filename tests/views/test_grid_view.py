@@ -30,7 +30,7 @@ from views.demo import (
     demo_matmul,
     demo_oob,
     demo_overlap,
-    demo_two_loops,
+    demo_softmax_looped,
     demo_vector_add,
 )
 from views.grid_view import LIT_LOAD, LIT_STORE, GridView
@@ -67,6 +67,13 @@ def _mouse_to(qtbot, view: GridView, pt: QPoint) -> None:
     qtbot.mouseMove(view.graphics_view().viewport(), pt)
 
 
+def _line_of(trace, text: str, nth: int = 0) -> int:
+    """The file line of the ``nth`` source line of ``trace`` containing ``text`` (the recorded
+    kernels' line numbers follow their files, so tests look them up instead of hard-coding)."""
+    hits = [i for i, line in enumerate(trace.source.splitlines()) if text in line]
+    return trace.source_first_line + hits[nth]
+
+
 def test_views_import_neither_torch_nor_triton():
     # The GUI process must start without torch/triton; a stray import would make it slow or
     # impossible to start on a machine without them.
@@ -90,7 +97,7 @@ def test_vector_add_draws_one_cell_per_program_in_its_colour(qtbot, view):
         pt = view.program_cell_pos(pid) + QPoint(0, -12)
         assert _close(_pixel(view, pt), colours[pid]), f"cell {pid} drawn in the wrong colour"
         # and the tile map shows the same colour for the program's elements
-        assert view.element_color("out", pid * 256 + 5).name() == colours[pid].name()
+        assert view.element_color("out_ptr", pid * 256 + 5).name() == colours[pid].name()
 
 
 def test_mouse_over_program_1_lights_exactly_its_elements(qtbot, view):
@@ -99,25 +106,25 @@ def test_mouse_over_program_1_lights_exactly_its_elements(qtbot, view):
         _mouse_to(qtbot, view, view.program_cell_pos(1))
     expected = np.zeros(1000, bool)
     expected[256:512] = True
-    for name in ("x", "y", "out"):
+    for name in ("x_ptr", "y_ptr", "out_ptr"):
         np.testing.assert_array_equal(view.lit_elements(name), expected, err_msg=name)
     # loads and stores are told apart
-    assert set(np.unique(view.lit_kinds("x")[256:512])) == {LIT_LOAD}
-    assert set(np.unique(view.lit_kinds("out")[256:512])) == {LIT_STORE}
+    assert set(np.unique(view.lit_kinds("x_ptr")[256:512])) == {LIT_LOAD}
+    assert set(np.unique(view.lit_kinds("out_ptr")[256:512])) == {LIT_STORE}
     # what the eye sees: x[300] tinted blue, out[300] orange, x[10] faded towards white
-    lit_x, lit_out = _pixel(view, view.element_pos("x", 300)), _pixel(view, view.element_pos("out", 300))
+    lit_x, lit_out = _pixel(view, view.element_pos("x_ptr", 300)), _pixel(view, view.element_pos("out_ptr", 300))
     assert lit_x.blue() > lit_x.red() + 60, lit_x.name()
     assert lit_out.red() > lit_out.blue() + 80, lit_out.name()
-    faded, base = _pixel(view, view.element_pos("x", 10)), view.element_color("x", 10)
+    faded, base = _pixel(view, view.element_pos("x_ptr", 10)), view.element_color("x_ptr", 10)
     assert faded.lightness() > base.lightness() + 40, (faded.name(), base.name())
     # leaving the view drops the hover
     with qtbot.waitSignal(view.programHovered, check_params_cb=lambda p: p == -1, timeout=2000):
         QApplication.sendEvent(view.graphics_view().viewport(), QEvent(QEvent.Type.Leave))
-    assert not view.lit_elements("x").any()
+    assert not view.lit_elements("x_ptr").any()
     _mouse_to(qtbot, view, view.program_cell_pos(1) + QPoint(3, 0))
     text = view.hover_text()
     assert QToolTip.isVisible() and QToolTip.text() == text, "the mouse hover shows the tooltip"
-    assert "program 1" in text and "x: load" in text and "elements 256..511" in text
+    assert "program 1" in text and "x_ptr: load" in text and "elements 256..511" in text
     assert "bytes loaded 2,048" in text and "stored 1,024" in text
 
 
@@ -126,15 +133,15 @@ def test_program_3_masked_tail_has_no_elements_and_shows_grey(qtbot, view):
     # masked; the folded map pads those 24 cells in grey instead of pretending they exist.
     _show(qtbot, view, demo_vector_add(1000, 256))
     view.hover_program(3)
-    lit = view.lit_elements("x")
+    lit = view.lit_elements("x_ptr")
     assert lit.shape == (1000,)
     assert np.flatnonzero(lit).tolist() == list(range(768, 1000))
-    assert view.map_shape("x") == (4, 256)
+    assert view.map_shape("x_ptr") == (4, 256)
     for col in (232, 240, 255):  # flat 1000, 1008, 1023: past the end
-        c = view.map_cell_color("x", 3, col)
+        c = view.map_cell_color("x_ptr", 3, col)
         assert c.red() == c.green() == c.blue(), f"padding cell {col} is not grey: {c.name()}"
     view.hover_program(None)
-    px = _pixel(view, view.element_pos("x", 1010))  # the padding as drawn on screen
+    px = _pixel(view, view.element_pos("x_ptr", 1010))  # the padding as drawn on screen
     assert abs(px.red() - px.green()) < 4 and abs(px.green() - px.blue()) < 4, px.name()
     assert not _close(px, view.program_cell_color(3), 30)
     view.hover_program(3)
@@ -144,11 +151,11 @@ def test_program_3_masked_tail_has_no_elements_and_shows_grey(qtbot, view):
 
 def test_mouse_over_an_element_highlights_the_program_that_wrote_it(qtbot, view):
     _show(qtbot, view, demo_vector_add(1000, 256))
-    with qtbot.waitSignal(view.elementHovered, check_params_cb=lambda t, i: (t, i) == ("out", 300),
+    with qtbot.waitSignal(view.elementHovered, check_params_cb=lambda t, i: (t, i) == ("out_ptr", 300),
                           timeout=2000):
-        _mouse_to(qtbot, view, view.element_pos("out", 300))
+        _mouse_to(qtbot, view, view.element_pos("out_ptr", 300))
     assert view.highlighted_programs().tolist() == [0, LIT_STORE, 0, 0]
-    assert view.lit_elements("out").sum() == 1 and view.lit_elements("out")[300]
+    assert view.lit_elements("out_ptr").sum() == 1 and view.lit_elements("out_ptr")[300]
     assert "written by program 1" in view.hover_text()
     assert "read by no program" in view.hover_text()
     # program 1's cell keeps its colour (tinted), the others are faded
@@ -165,11 +172,11 @@ def test_click_pins_the_program_and_esc_or_a_second_click_unpins(qtbot, view):
         qtbot.mouseClick(vp, Qt.MouseButton.LeftButton, pos=p1)
     assert view.is_pinned()
     _mouse_to(qtbot, view, p2)  # hovering elsewhere does not move a pinned selection
-    assert view.lit_elements("x")[256:512].all() and not view.lit_elements("x")[512:].any()
+    assert view.lit_elements("x_ptr")[256:512].all() and not view.lit_elements("x_ptr")[512:].any()
     assert "PINNED: program 1" in view.hover_text()
     qtbot.keyClick(view.graphics_view(), Qt.Key.Key_Escape)
     assert not view.is_pinned()
-    assert view.lit_elements("x")[512:768].all(), "after Esc the hover (program 2) shows again"
+    assert view.lit_elements("x_ptr")[512:768].all(), "after Esc the hover (program 2) shows again"
     # click pins, a click on the pinned cell unpins
     qtbot.mouseClick(vp, Qt.MouseButton.LeftButton, pos=p2)
     assert view.is_pinned() and view.selected_program() == 2
@@ -178,7 +185,7 @@ def test_click_pins_the_program_and_esc_or_a_second_click_unpins(qtbot, view):
 
 
 def test_matmul_loop_slider_walks_the_a_and_b_tiles_along_k(qtbot, view):
-    _show(qtbot, view, demo_matmul())  # 128³, 32×32×32 tiles: 4 K steps
+    _show(qtbot, view, demo_matmul())  # 64³, 16×16×16 tiles: 4 K steps
     slider = view.findChild(QSlider)
     assert slider.isVisible() and view.loop_steps() == 4
     view.hover_program(0)
@@ -191,50 +198,53 @@ def test_matmul_loop_slider_walks_the_a_and_b_tiles_along_k(qtbot, view):
     slider.setFocus()
     qtbot.keyClick(slider, Qt.Key.Key_Right)  # from "all iterations" to step 0
     assert view.loop_step() == 0
-    assert tile("a") == (0, 31, 0, 31, 1024)
-    assert tile("b") == (0, 31, 0, 31, 1024)
-    assert not view.lit_elements("c").any(), "the C store happens after the loop"
+    assert tile("a_ptr") == (0, 15, 0, 15, 256)
+    assert tile("b_ptr") == (0, 15, 0, 15, 256)
+    assert not view.lit_elements("c_ptr").any(), "the C store happens after the loop"
     qtbot.keyClick(slider, Qt.Key.Key_Right)
     assert view.loop_step() == 1
-    assert tile("a") == (0, 31, 32, 63, 1024), "A's tile did not move right along K"
-    assert tile("b") == (32, 63, 0, 31, 1024), "B's tile did not move down along K"
+    assert tile("a_ptr") == (0, 15, 16, 31, 256), "A's tile did not move right along K"
+    assert tile("b_ptr") == (16, 31, 0, 15, 256), "B's tile did not move down along K"
     label = " ".join(w.text() for w in view.findChildren(QLabel))
     assert "step 1 of 4" in label
     # with nothing selected, a step lights that iteration of every program
     view.unpin()
     view.hover_program(None)
-    assert tile("a") == (0, 127, 32, 63, 128 * 32)
+    assert tile("a_ptr") == (0, 63, 16, 31, 64 * 16)
     view.set_loop_step(None)
-    assert not view.lit_elements("a").any()
+    assert not view.lit_elements("a_ptr").any()
 
 
 def test_a_kernel_with_two_loops_lets_the_learner_pick_which_to_step(qtbot, view):
-    # pass 1 (loop 0) only reads x; pass 2 (loop 1) reads x again and writes y
-    _show(qtbot, view, demo_two_loops(rows=8, cols=200, block=64))
-    assert view.loops() == [(34, 4), (38, 4)]
+    # the looped softmax, 8 rows of 200 in blocks of 64: pass 1 (loop 0) only reads the row;
+    # pass 2 (loop 1) reads it again and writes the output
+    tr = demo_softmax_looped()
+    pass1, pass2 = _line_of(tr, "for start in range"), _line_of(tr, "for start in range", 1)
+    _show(qtbot, view, tr)
+    assert view.loops() == [(pass1, 4), (pass2, 4)]
     loop_combo = next(c for c in view.findChildren(QComboBox) if c.count() == 2)
-    assert loop_combo.isVisible() and "line 34" in loop_combo.itemText(0)
+    assert loop_combo.isVisible() and f"line {pass1}" in loop_combo.itemText(0)
     view.hover_program(3)
     view.pin()
     view.set_loop_step(2)
-    rows, cols = np.nonzero(view.lit_elements("x"))
+    rows, cols = np.nonzero(view.lit_elements("in_ptr"))
     assert set(rows) == {3} and (cols.min(), cols.max()) == (128, 191)
-    assert not view.lit_elements("y").any(), "pass 1 stores nothing"
+    assert not view.lit_elements("out_ptr").any(), "pass 1 stores nothing"
     loop_combo.setCurrentIndex(1)
     assert view.current_loop() == 1 and view.loop_step() is None
     view.set_loop_step(3)  # the last block: columns 192..199, the rest of the lanes masked
-    for name in ("x", "y"):
+    for name in ("in_ptr", "out_ptr"):
         rows, cols = np.nonzero(view.lit_elements(name))
         assert set(rows) == {3} and (cols.min(), cols.max(), cols.size) == (192, 199, 8), name
-    assert "step 3 of the loop at line 38" in view.hover_text()
+    assert f"step 3 of the loop at line {pass2}" in view.hover_text()
 
 
 def test_atomics_of_several_programs_are_not_a_race(qtbot, view):
-    _show(qtbot, view, demo_atomic_sum(1000, 256))
-    colour = view.element_color("out", 0)
-    assert colour.name() not in (view.element_color("x", 0).name(), "#e0201b")
+    _show(qtbot, view, demo_atomic_sum())  # 1000 elements, blocks of 256
+    colour = view.element_color("out_ptr", 0)
+    assert colour.name() not in (view.element_color("x_ptr", 0).name(), "#e0201b")
     assert colour.red() < 100, "an accumulated element must not look like a conflict (red)"
-    view.hover_element("out", 0)
+    view.hover_element("out_ptr", 0)
     assert "updated atomically by 4 programs: 0, 1, 2, 3" in view.hover_text()
     assert "no race" in view.hover_text() and "race unless" not in view.hover_text()
     assert view.highlighted_programs().tolist() == [LIT_LOAD | LIT_STORE] * 4
@@ -261,11 +271,13 @@ def test_loop_controls_hidden_when_the_kernel_has_no_loop(qtbot, view):
 
 
 def test_out_of_bounds_accesses_are_listed_and_marked(qtbot, view):
-    _show(qtbot, view, demo_oob(1000, 256))
+    tr = demo_oob()  # 1000 elements, blocks of 256, no mask
+    load_x, store = _line_of(tr, "tl.load(x_ptr"), _line_of(tr, "tl.store(out_ptr")
+    _show(qtbot, view, tr)
     entries = view.oob_entries()
     assert len(entries) == 3
-    assert entries[0].startswith("program 3 (3, 0, 0): load at line 23, 24 lanes out of bounds")
-    assert "store at line 25" in entries[2] and "near out" in entries[2]
+    assert entries[0].startswith(f"program 3 (3, 0, 0): load at line {load_x}, 24 lanes out of bounds")
+    assert f"store at line {store}" in entries[2] and "near out_ptr" in entries[2]
     # a red × on program 3's cell, none on program 0's
     def has_red(pid):
         c = view.program_cell_pos(pid)
@@ -277,7 +289,7 @@ def test_out_of_bounds_accesses_are_listed_and_marked(qtbot, view):
     # clicking the store entry pins program 3 and points the source view at the store
     lst = view.findChild(QListWidget)
     item = lst.item(2)
-    with qtbot.waitSignal(view.accessLineHovered, check_params_cb=lambda ln: ln == 25, timeout=2000):
+    with qtbot.waitSignal(view.accessLineHovered, check_params_cb=lambda ln: ln == store, timeout=2000):
         qtbot.mouseClick(lst.viewport(), Qt.MouseButton.LeftButton, pos=lst.visualItemRect(item).center())
     assert view.is_pinned() and view.selected_program() == 3
     assert "out-of-bounds lanes: 72" in view.hover_text()
@@ -285,15 +297,15 @@ def test_out_of_bounds_accesses_are_listed_and_marked(qtbot, view):
 
 def test_overlapping_writes_are_red_and_explained(qtbot, view):
     # blocks 256 long but 224 apart: elements 224..255 are stored by programs 0 and 1
-    _show(qtbot, view, demo_overlap(1000, 256, 224))
-    red = view.element_color("out", 230)
+    _show(qtbot, view, demo_overlap())  # N=1000, blocks of 256, 224 apart
+    red = view.element_color("out_ptr", 230)
     assert red.red() > 200 and red.green() < 60 and red.blue() < 60, red.name()
-    assert _close(_pixel(view, view.element_pos("out", 230)), red)
-    assert view.element_color("out", 100).name() == view.program_cell_color(0).name()
+    assert _close(_pixel(view, view.element_pos("out_ptr", 230)), red)
+    assert view.element_color("out_ptr", 100).name() == view.program_cell_color(0).name()
     # several *readers* of x are reuse, not a race: not red
-    shared = view.element_color("x", 230)
+    shared = view.element_color("x_ptr", 230)
     assert shared.name() != red.name()
-    view.hover_element("out", 230)
+    view.hover_element("out_ptr", 230)
     assert "written by 2 programs: 0, 1" in view.hover_text()
     assert "race" in view.hover_text()
     assert view.highlighted_programs().tolist()[:3] == [LIT_STORE, LIT_STORE, 0]
@@ -312,7 +324,7 @@ def test_colour_modes_change_what_a_cell_colour_means(qtbot, view):
     assert first.name() != last.name()
     assert first.lightness() < last.lightness(), "viridis: early programs dark, late ones bright"
     # the grouped order shows in C: program 1 (dispatched second) sits below program 0
-    assert view.element_color("c", 32 * 128).name() == view.program_cell_color(1).name()
+    assert view.element_color("c_ptr", 16 * 64).name() == view.program_cell_color(1).name()
     view.set_color_mode("wave")
     waves = [view.program_cell_color(p).name() for p in range(16)]
     assert waves[0] == waves[3] != waves[4] == waves[7]
@@ -334,9 +346,9 @@ def test_hovered_access_line_marks_the_source(qtbot, view):
     view.hover_program(2)  # its first access: the load of x
     assert "tl.load(x_ptr" in src.line_text(src.marked_line())
     view.pin()
-    view.hover_element("out", 5)  # with program 2 pinned: its access to out is the store
+    view.hover_element("out_ptr", 5)  # with program 2 pinned: its access to out is the store
     assert "tl.store(out_ptr" in src.line_text(src.marked_line())
-    view.hover_element("y", 5)
+    view.hover_element("y_ptr", 5)
     assert "tl.load(y_ptr" in src.line_text(src.marked_line())
     view.unpin()
     view.hover_program(None)
@@ -344,7 +356,7 @@ def test_hovered_access_line_marks_the_source(qtbot, view):
 
 
 def test_3d_grid_shows_one_z_slice_at_a_time(qtbot, view):
-    _show(qtbot, view, demo_copy_3d(batch=3, rows=4, cols=100, block=32))
+    _show(qtbot, view, demo_copy_3d())  # (3, 4, 100), blocks of 32
     assert view.program_grid_shape() == (4, 4)
     spin = view.findChild(QSpinBox)
     assert spin.isVisible() and spin.maximum() == 2
@@ -354,7 +366,7 @@ def test_3d_grid_shows_one_z_slice_at_a_time(qtbot, view):
     pt = view.program_cell_pos(21)
     with qtbot.waitSignal(view.programHovered, check_params_cb=lambda p: p == 21, timeout=2000):
         _mouse_to(qtbot, view, pt)
-    lit = view.lit_elements("x")
+    lit = view.lit_elements("x_ptr")
     assert lit.shape == (3, 4, 100)
     assert np.argwhere(lit).min(0).tolist() == [1, 1, 32] and np.argwhere(lit).max(0).tolist() == [1, 1, 63]
     assert "pid (x=1, y=1, z=1)" in view.hover_text()
@@ -371,12 +383,12 @@ def test_a_windowed_trace_says_which_programs_were_not_recorded(qtbot, view):
     assert view.program_cell_color(2).name() == not_recorded.name()
     view.hover_program(3)
     assert "not recorded" in view.hover_text()
-    assert not view.lit_elements("x").any()
+    assert not view.lit_elements("x_ptr").any()
     view.hover_program(1)
-    assert np.flatnonzero(view.lit_elements("x")).tolist() == list(range(256, 512))
+    assert np.flatnonzero(view.lit_elements("x_ptr")).tolist() == list(range(256, 512))
     view.set_color_mode("masked")  # stats are indexed by recorded position, not by pid
     assert view.program_cell_color(3).name() == not_recorded.name()
-    assert "untouched" in (view.hover_element("x", 900) or view.hover_text())
+    assert "untouched" in (view.hover_element("x_ptr", 900) or view.hover_text())
 
 
 @pytest.fixture(scope="module")
@@ -389,13 +401,13 @@ def test_large_trace_stays_interactive(qtbot, view, big_trace):
     view.set_trace(big_trace)
     set_s = time.perf_counter() - t0
     assert view.program_grid_shape() == (128, 128)
-    assert view.map_shape("x") == (2048, 1024)
+    assert view.map_shape("x_ptr") == (2048, 1024)
     t0 = time.perf_counter()
     view.hover_program(16383)
     hover_s = time.perf_counter() - t0
-    assert np.flatnonzero(view.lit_elements("out")).tolist() == list(range(2**21 - 128, 2**21))
+    assert np.flatnonzero(view.lit_elements("out_ptr")).tolist() == list(range(2**21 - 128, 2**21))
     t0 = time.perf_counter()
-    view.hover_element("x", 123456)
+    view.hover_element("x_ptr", 123456)
     elem_s = time.perf_counter() - t0
     assert np.flatnonzero(view.highlighted_programs()).tolist() == [123456 // 128]
     # generous bounds (about 10× what a 2-core CI box measures): a regression to per-element
@@ -421,13 +433,13 @@ def test_a_background_trace_is_prepared_off_the_gui_thread(qtbot, view, big_trac
         submit_s = time.perf_counter() - t0
         assert view.is_loading() and view.trace() is old
         view.hover_program(1)  # the old trace still answers
-        assert np.flatnonzero(view.lit_elements("x")).tolist() == list(range(256, 512))
+        assert np.flatnonzero(view.lit_elements("x_ptr")).tolist() == list(range(256, 512))
     probe.stop()
     assert blocker.args == [big_trace] and view.trace() is big_trace and not view.is_loading()
     assert submit_s < 0.05, submit_s  # it only hands the work to the thread
     assert len(ticks) >= 3, "the event loop did not run while the trace was prepared"
     view.hover_program(16383)
-    assert np.flatnonzero(view.lit_elements("out")).tolist() == list(range(2**21 - 128, 2**21))
+    assert np.flatnonzero(view.lit_elements("out_ptr")).tolist() == list(range(2**21 - 128, 2**21))
 
 
 def test_only_the_latest_background_trace_is_drawn(qtbot, view):
@@ -460,14 +472,14 @@ def test_a_trace_that_cannot_be_drawn_says_so_and_keeps_the_last(qtbot, view):
 def test_narrow_view_scrolls_sideways_instead_of_clipping_the_maps(qtbot, view):
     # breaks if three side-by-side maps (and their titles, which do not wrap) are cut off at
     # the right edge when the window is narrower than they need
-    _show(qtbot, view, demo_vector_add(64 * 4096, 64))  # titles "out [262144] float32 … (rows of 256)"
+    _show(qtbot, view, demo_vector_add(64 * 4096, 128))  # titles "out_ptr [262144] float32 … (rows of 256)"
     view.resize(view.minimumSizeHint().width(), 850)
     qtbot.wait(20)
     scroll = view.findChild(QScrollArea)
     glw = view.graphics_view()
     assert scroll.horizontalScrollBar().maximum() > 0, "no way to reach the right of the maps"
     for name in view.tensor_names():
-        plot = view._panel(name).plot
+        plot = view._tile_plot(name)
         title = plot.titleLabel.item.sceneBoundingRect()
         assert plot.sceneBoundingRect().right() <= glw.width() + 1, name
         assert title.width() <= plot.sceneBoundingRect().width() + 1, f"{name}'s title is cut"
@@ -487,5 +499,5 @@ def test_screenshots(qtbot, view):
     view.set_loop_step(1)
     qtbot.wait(1)
     assert view.grab().save("/tmp/grid_matmul.png")
-    px = _pixel(view, view.element_pos("a", 10 * 128 + 40))  # inside the lit A tile at step 1
+    px = _pixel(view, view.element_pos("a_ptr", 10 * 64 + 20))  # inside the lit A tile at step 1
     assert px.blue() > px.red() + 60, px.name()

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLabel
 
-from views.demo_results import matmul_info, vector_add_info
+from views.demo_results import matmul_info, softmax_info, vector_add_info
 from views.param_panel import ParamPanel
 
 
@@ -139,39 +139,45 @@ def test_gpu_backend_disabled_with_reason(qtbot, panel):
 
 
 def test_rule_violation_marks_its_fields(qtbot):
-    # breaks if a cross-parameter rule (BLOCK_M*BLOCK_N <= 128*256) is not shown on its fields
-    p = ParamPanel(matmul_info())
+    # breaks if a cross-parameter rule (the fused softmax's BLOCK_SIZE >= N) is not shown on
+    # every field it names
+    p = ParamPanel(softmax_info())
     qtbot.addWidget(p)
     p.show()
-    _retype(qtbot, p.editor("BLOCK_M"), "256")
+    _retype(qtbot, p.editor("N"), "1000")
     assert p.is_valid()
     with qtbot.waitSignal(p.validityChanged) as blocker:
-        qtbot.keyClick(p.editor("BLOCK_N"), Qt.Key.Key_Up)  # 128 -> 256
+        qtbot.keyClick(p.editor("BLOCK_SIZE"), Qt.Key.Key_Down)  # 1024 -> 512
     assert blocker.args == [False]
-    assert "at most 128 x 256" in p.error_for("BLOCK_M")
-    assert p.is_marked("BLOCK_M") and p.is_marked("BLOCK_N") and not p.is_marked("BLOCK_K")
-    qtbot.keyClick(p.editor("BLOCK_N"), Qt.Key.Key_Down)
-    assert p.is_valid() and not p.is_marked("BLOCK_N") and p.error_for("BLOCK_M") == ""
-    # a rule over a shape: BLOCK_K <= K
-    _retype(qtbot, p.editor("K"), "64")
-    assert p.is_valid()
-    _retype(qtbot, p.editor("BLOCK_K"), "128")
-    assert p.error_for("BLOCK_K") == "BLOCK_K must not exceed K" and p.is_marked("K")
+    assert "must cover a whole row" in p.error_for("BLOCK_SIZE")
+    assert p.is_marked("BLOCK_SIZE") and p.is_marked("N") and not p.is_marked("M")
+    qtbot.keyClick(p.editor("BLOCK_SIZE"), Qt.Key.Key_Up)
+    assert p.is_valid() and not p.is_marked("N") and p.error_for("BLOCK_SIZE") == ""
+
+
+def test_a_rule_over_one_shape_marks_that_field(qtbot, panel):
+    # breaks if a rule naming one field (vector add: N + BLOCK_SIZE <= 2**31) is not shown there
+    _retype(qtbot, panel.editor("N"), str(2**31 - 100))
+    assert not panel.is_valid()
+    assert "offsets are 32-bit" in panel.error_for("N") and panel.is_marked("N")
+    assert not panel.is_marked("BLOCK_SIZE")
+    _retype(qtbot, panel.editor("N"), "4096")
+    assert panel.is_valid() and not panel.is_marked("N")
 
 
 def test_flag_checkbox_and_set_values(qtbot):
     p = ParamPanel(matmul_info())
     qtbot.addWidget(p)
     p.show()
-    box = p.editor("ACC_FP32")
+    box = p.editor("TF32")
     assert box.isChecked()
     with qtbot.waitSignal(p.valuesChanged) as blocker:  # click the tick box itself (left end)
         qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))
-    assert blocker.args[0]["ACC_FP32"] is False
-    p.set_values({"BLOCK_M": 64, "M": 4096, "unknown": 1})
-    assert p.values()["BLOCK_M"] == 64 and p.values()["M"] == 4096 and p.is_valid()
+    assert blocker.args[0]["TF32"] is False
+    p.set_values({"BLOCK_M": 128, "M": 4096, "unknown": 1})
+    assert p.values()["BLOCK_M"] == 128 and p.values()["M"] == 4096 and p.is_valid()
     p.reset_defaults()
-    assert p.values()["BLOCK_M"] == 128 and p.values()["ACC_FP32"] is True
+    assert p.values()["BLOCK_M"] == 64 and p.values()["TF32"] is True
 
 
 def test_a_field_the_worker_rejects_is_marked_until_the_next_edit(qtbot, panel):

@@ -7,8 +7,13 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 
-from views.demo import MATMUL_SOURCE, VECTOR_ADD_SOURCE
+from views.demo import demo_matmul, demo_vector_add
 from views.source_view import SourceView
+
+# the catalog's vector add as recorded: its source text and the file line it starts at
+VADD = demo_vector_add()
+VADD_SOURCE, FIRST = VADD.source, VADD.source_first_line
+LOAD_X = FIRST + next(i for i, ln in enumerate(VADD_SOURCE.splitlines()) if "tl.load(x_ptr" in ln)
 
 
 @pytest.fixture
@@ -29,14 +34,14 @@ def _formats_at(view: SourceView, block_no: int, col: int):
 
 
 def test_mark_line_uses_the_files_line_numbers(view):
-    view.set_source(VECTOR_ADD_SOURCE, first_line=18)
-    assert view.first_line() == 18 and view.line_count() == len(VECTOR_ADD_SOURCE.splitlines()) + 1
-    assert view.mark_line(24)  # file line 24 = the 7th line of the snippet
+    view.set_source(VADD_SOURCE, first_line=FIRST)
+    assert view.first_line() == FIRST and view.line_count() == len(VADD_SOURCE.splitlines()) + 1
+    assert view.mark_line(LOAD_X)  # a file line: block LOAD_X - FIRST of the snippet
     sels = view.editor().extraSelections()
-    assert sels and all(sel.cursor.blockNumber() == 6 for sel in sels)
-    assert view.editor().textCursor().blockNumber() == 6
-    assert "tl.load(x_ptr" in view.line_text(24)
-    assert view.marked_line() == 24
+    assert sels and all(sel.cursor.blockNumber() == LOAD_X - FIRST for sel in sels)
+    assert view.editor().textCursor().blockNumber() == LOAD_X - FIRST
+    assert "tl.load(x_ptr" in view.line_text(LOAD_X)
+    assert view.marked_line() == LOAD_X
     assert sels[0].format.background().color() != QColor("white")
     view.clear_mark()
     assert view.editor().extraSelections() == [] and view.marked_line() is None
@@ -57,11 +62,11 @@ def _share_near(img, rect, colour: QColor, tol: int = 40) -> float:
 def test_the_load_on_the_marked_line_stays_readable(qtbot, view):
     # breaks if the yellow line mark paints over tl.load's blue chip and leaves its white text
     # on yellow, which nobody can read
-    view.set_source(VECTOR_ADD_SOURCE, first_line=18)
-    view.mark_line(24)
+    view.set_source(VADD_SOURCE, first_line=FIRST)
+    view.mark_line(LOAD_X)
     qtbot.wait(1)
     edit = view.editor()
-    block = edit.document().findBlockByNumber(6)
+    block = edit.document().findBlockByNumber(LOAD_X - FIRST)
     col = block.text().index("tl.load")
     cur = QTextCursor(block)
     cur.setPosition(block.position() + col)
@@ -82,11 +87,11 @@ def test_the_load_on_the_marked_line_stays_readable(qtbot, view):
 
 
 def test_a_line_outside_the_source_clears_the_mark(view):
-    view.set_source(VECTOR_ADD_SOURCE, first_line=18)
-    view.mark_line(20)
-    assert not view.mark_line(17)  # before the snippet
+    view.set_source(VADD_SOURCE, first_line=FIRST)
+    view.mark_line(FIRST + 2)
+    assert not view.mark_line(FIRST - 1)  # before the snippet
     assert view.editor().extraSelections() == []
-    assert not view.mark_line(18 + 500)
+    assert not view.mark_line(FIRST + 500)
     assert view.marked_line() is None
 
 
@@ -103,7 +108,7 @@ def test_marking_a_far_line_scrolls_it_into_view(qtbot, view):
 
 
 def test_highlighting_sets_loads_and_stores_apart(view):
-    view.set_source('"""A docstring\nover two lines"""\n' + MATMUL_SOURCE, first_line=1)
+    view.set_source('"""A docstring\nover two lines"""\n' + demo_matmul().source, first_line=1)
     lines = view.text().splitlines()
     def find(snippet):
         for i, ln in enumerate(lines):
@@ -123,6 +128,6 @@ def test_highlighting_sets_loads_and_stores_apart(view):
     assert arange.background().style() == Qt.BrushStyle.NoBrush, "an ordinary tl.* call should not look like a load"
     assert arange.foreground().color() != QColor("black")
     assert fmt("for k in").fontWeight() == QFont.Weight.Bold  # keyword
-    assert fmt("# grouped order").fontItalic()  # comment
+    assert fmt("# Row-major order").fontItalic()  # comment
     assert fmt("over two lines").foreground().color() == fmt('"""A docstring').foreground().color()
     assert fmt("other=0.0", 6).foreground().color() != QColor("black")  # number

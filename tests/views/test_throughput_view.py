@@ -12,7 +12,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
 
-from kernels.results import ErrorInfo, RunRequest, RunResult
+from kernels.data.results import ErrorInfo, RunRequest, RunResult
 from views.demo_results import DEMO_PEAK_GBPS, demo_run_result, demo_run_results
 from views.throughput_view import ThroughputView
 

@@ -1,0 +1,119 @@
+"""The grid view's colours: the lookup tables of each colour mode, the overlay tints, the legend.
+
+The slots themselves (which uint8 value means what) are defined Qt-free in ``prepare``; this
+module gives them colours, with pyqtgraph's colour maps for the sequential modes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QColor
+
+from views import theme
+
+from .prepare import (
+    ACCUMULATED,
+    DIM,
+    FIRST,
+    LIT_LOAD,
+    LIT_STORE,
+    MULTI_WRITE,
+    N_CATEGORICAL,
+    N_SEQ,
+    NOT_RECORDED,
+    PAD,
+    SHARED_READ,
+    UNTOUCHED,
+)
+
+__all__ = ["OVERLAY_LUT", "legend_html", "lut_colour", "mode_lut"]
+
+SPECIAL = {
+    PAD: "#d9d9d9",  # no element: the fold's padding past the end of a 1-D tensor
+    UNTOUCHED: theme.MASKED,  # never loaded nor stored (masked lanes land here)
+    MULTI_WRITE: "#e0201b",  # stored by several programs: a race unless they agree
+    SHARED_READ: "#56616d",  # loaded by several programs: reuse, not a bug
+    NOT_RECORDED: "#6e6e6e",  # program outside the recorded window
+    ACCUMULATED: "#0f7b6c",  # updated by atomics of several programs: no conflict
+}
+# 13 categorical colours (a prime count, so a 2-D grid keyed x + 5y never repeats a colour on
+# a neighbour); none is red or grey, which mean "several writers" and "untouched".
+CATEGORICAL = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#bcbd22", "#17becf", "#e377c2",
+               "#8c564b", "#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5", "#f7b6d2"]
+assert len(CATEGORICAL) == N_CATEGORICAL
+
+# Overlay slots (RGBA): unlit elements are faded, lit ones tinted by what the selection did.
+TINT = {LIT_LOAD: "#1565c0", LIT_STORE: "#f57c00", LIT_LOAD | LIT_STORE: "#8e24aa"}
+
+
+def _rgba(hex_colour: str, alpha: int = 255) -> tuple[int, int, int, int]:
+    c = QColor(hex_colour)
+    return c.red(), c.green(), c.blue(), alpha
+
+
+def _overlay_lut() -> np.ndarray:
+    lut = np.zeros((256, 4), np.uint8)
+    lut[DIM] = (255, 255, 255, 190)
+    for k, hex_colour in TINT.items():
+        lut[k] = _rgba(hex_colour, 215)
+    return lut
+
+
+OVERLAY_LUT = _overlay_lut()
+
+
+def mode_lut(mode: str) -> np.ndarray:
+    """uint8 [256, 4]: the colour of every slot in colour mode ``mode``."""
+    lut = np.zeros((256, 4), np.uint8)
+    for slot, hex_colour in SPECIAL.items():
+        lut[slot] = _rgba(hex_colour)
+    if mode in ("program", "wave"):
+        colours = np.array([_rgba(h) for h in CATEGORICAL], np.uint8)
+    else:
+        cmap = pg.colormap.get("viridis" if mode == "dispatch" else "plasma")
+        colours = cmap.getLookupTable(0.0, 1.0, N_SEQ, alpha=True)
+    lut[FIRST: FIRST + len(colours)] = colours
+    return lut
+
+
+def lut_colour(lut: np.ndarray, slot: int) -> QColor:
+    r, g, b, a = (int(v) for v in lut[int(slot)])
+    return QColor(r, g, b, a)
+
+
+def _swatch(hex_colour: str) -> str:
+    return f"<span style='background-color:{hex_colour}; color:{hex_colour}'>&nbsp;■■&nbsp;</span>"
+
+
+def _ramp(name: str) -> tuple[str, str]:
+    cm = pg.colormap.get(name)
+    return _swatch(cm.map(0.0, "qcolor").name()), _swatch(cm.map(1.0, "qcolor").name())
+
+
+def legend_html(mode: str, windowed: bool) -> str:
+    """What the colours mean in mode ``mode`` (and "not recorded" for a windowed trace)."""
+    sw = _swatch
+    if mode == "program":
+        colour = "tile colour = the program that stored the element (else the one that loaded it)"
+    elif mode == "dispatch":
+        lo, hi = _ramp("viridis")
+        colour = f"colour = dispatch order: first program {lo} → last {hi}"
+    elif mode == "wave":
+        colour = "colour = the wave a program runs in (programs ÷ (SMs × programs per SM))"
+    else:
+        lo, hi = _ramp("plasma")
+        colour = f"colour = fraction of the program's lanes masked off: 0% {lo} → 100% {hi}"
+    parts = [
+        colour,
+        f"{sw(SPECIAL[UNTOUCHED])} untouched",
+        f"{sw(SPECIAL[PAD])} no element (padding)",
+        f"{sw(SPECIAL[MULTI_WRITE])} written by several programs",
+        f"{sw(SPECIAL[SHARED_READ])} read by several programs",
+        f"{sw(SPECIAL[ACCUMULATED])} atomics of several programs",
+        f"hover: {sw(TINT[LIT_LOAD])} loaded {sw(TINT[LIT_STORE])} stored "
+        f"{sw(TINT[LIT_LOAD | LIT_STORE])} both / atomic",
+    ]
+    if windowed:
+        parts.append(f"{sw(SPECIAL[NOT_RECORDED])} not recorded")
+    return " &nbsp;·&nbsp; ".join(parts)
