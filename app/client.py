@@ -7,9 +7,15 @@
     client.close()
 
 Threads: each worker process has a reader (reply frames), a writer (request frames, so ``submit``
-never blocks on a pipe) and a stderr drain; one supervisor enforces timeouts and cancel grace
-periods; one dispatcher calls the callbacks, in order, never on the caller's thread and never
-while a lock is held. The GUI marshals the callbacks onto its own thread.
+never blocks on a pipe) and a stderr drain (``app.worker_process``); one supervisor enforces
+timeouts and cancel grace periods; one dispatcher calls the callbacks, in order, never on the
+caller's thread and never while a lock is held (``app.dispatch``). The GUI marshals the callbacks
+onto its own thread.
+
+Callbacks: ``on_progress(gen, Progress)`` (``kernels.data.results.Progress``: stage, fraction,
+done of total), ``on_point(gen, SweepPoint)``, ``on_result(gen, payload)``, ``on_error(gen,
+ErrorInfo)``, ``on_state(state)``, ``on_log(gen, level, text)``, ``on_hello(dict)``,
+``on_stderr(line)``.
 
 Rules a caller can rely on:
 
@@ -40,20 +46,18 @@ import collections
 import dataclasses
 import itertools
 import os
-import queue
-import signal
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from kernels.results import ErrorInfo
+from kernels.data.results import ErrorInfo, Progress
 
-from .protocol import PayloadError, ProtocolError, Reply, Request, encode, read_frame
+from .dispatch import CallbackThread
+from .protocol import PayloadError, Reply, Request, encode
 from .settings import DEFAULT_TIMEOUT_S
+from .worker_process import WorkerProcess, describe_exit, last_lines, worker_command, worker_processes
 
 __all__ = ["EXIT_RESTART", "SUPERSEDING_KINDS", "STATES", "WorkerClient", "WorkerError", "worker_processes"]
 
@@ -64,7 +68,6 @@ _SUBMIT_KINDS = ("hello", "infos", "run", "sweep", "trace", "load_file", "ping")
 #: the worker's "start a fresh one" exit status (app.worker.EXIT_RESTART; not imported from there
 #: to keep this module's imports minimal)
 EXIT_RESTART = 75
-_ROOT = str(Path(__file__).resolve().parents[1])
 #: consecutive failed starts before the client stops trying (until the next submit)
 _MAX_START_FAILURES = 3
 _SERIALS = itertools.count(1)
@@ -101,25 +104,11 @@ class _Pending:
     cancel_sent: bool = False
 
 
-class _Proc:
-    """One worker process and its threads."""
-
-    def __init__(self, popen: subprocess.Popen) -> None:
-        self.popen = popen
-        self.pid = popen.pid
-        self.outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=200)
-        self.ready = False
-        self.retired = False  # killed or shut down on purpose: its end is not a crash
-        self.stderr_done = threading.Event()
-        self.threads: dict[str, threading.Thread] = {}
-
-
 class WorkerClient:
     def __init__(
         self,
         *,
-        on_progress: Callable[[int, str, float], Any] | None = None,
+        on_progress: Callable[[int, Progress], Any] | None = None,
         on_point: Callable[[int, Any], Any] | None = None,
         on_result: Callable[[int, Any], Any] | None = None,
         on_error: Callable[[int, ErrorInfo], Any] | None = None,
@@ -137,14 +126,9 @@ class WorkerClient:
         nice: int = 0,
         start: bool = True,
     ) -> None:
-        self.on_progress = on_progress
-        self.on_point = on_point
-        self.on_result = on_result
-        self.on_error = on_error
-        self.on_state = on_state
-        self.on_log = on_log
-        self.on_hello = on_hello
-        self.on_stderr = on_stderr
+        # the callbacks (see the module's docstring); each may be None
+        self.on_progress, self.on_point, self.on_result, self.on_error = on_progress, on_point, on_result, on_error
+        self.on_state, self.on_log, self.on_hello, self.on_stderr = on_state, on_log, on_hello, on_stderr
         self.default_timeout_s = default_timeout_s
         self.cancel_grace_s = cancel_grace_s
         self.startup_timeout_s = startup_timeout_s
@@ -160,7 +144,7 @@ class WorkerClient:
         self._latest: dict[str, int] = {}
         self._queue: collections.deque[_Pending] = collections.deque()
         self._inflight: _Pending | None = None
-        self._proc: _Proc | None = None
+        self._proc: WorkerProcess | None = None
         self._state = "stopped"
         self._closed = False
         self._start_failures = 0
@@ -175,10 +159,7 @@ class WorkerClient:
         self.hello: dict | None = None
 
         self._serial = next(_SERIALS)
-        self._events: queue.SimpleQueue[tuple[Callable, tuple] | None] = queue.SimpleQueue()
-        self._dispatcher = threading.Thread(target=self._dispatch_loop, name=f"tilescope-client-{self._serial}-callbacks",
-                                            daemon=True)
-        self._dispatcher.start()
+        self._callbacks = CallbackThread(f"tilescope-client-{self._serial}-callbacks")
         self._supervisor = threading.Thread(target=self._supervise_loop, name=f"tilescope-client-{self._serial}-supervisor",
                                             daemon=True)
         self._supervisor.start()
@@ -289,10 +270,8 @@ class WorkerClient:
         except Exception:  # noqa: BLE001 — interpreter shutting down
             pass
         if proc is not None:
-            self._stop_proc(proc, timeout)
-        self._events.put(None)
-        if threading.current_thread() is not self._dispatcher:
-            self._dispatcher.join(timeout=5.0)
+            proc.stop(timeout)
+        self._callbacks.close()
         self._supervisor.join(timeout=5.0)
 
     def __enter__(self) -> WorkerClient:
@@ -355,7 +334,7 @@ class WorkerClient:
         self._set_state("busy" if self._inflight is not None and not self._inflight.internal else "ready")
         self._cond.notify_all()  # wait_ready() and the supervisor look again
 
-    def _send(self, proc: _Proc, p: _Pending) -> None:
+    def _send(self, proc: WorkerProcess, p: _Pending) -> None:
         try:
             frame = encode(Request(p.gen, p.gen, p.kind, p.payload))
         except PayloadError as e:
@@ -366,14 +345,14 @@ class WorkerClient:
         p.deadline = now + p.timeout_s if p.timeout_s else None
         p.idle_deadline = now + p.idle_s if p.idle_s else None
         self._inflight = p
-        proc.outbox.put(frame)
+        proc.send(frame)
         self._cond.notify_all()
 
     def _send_cancel(self, p: _Pending) -> None:
         proc = self._proc
         if proc is not None and not p.cancel_sent:
             p.cancel_sent = True
-            proc.outbox.put(encode(Request(p.gen, p.gen, "cancel", p.gen)))
+            proc.send(encode(Request(p.gen, p.gen, "cancel", p.gen)))
 
     def _is_stale(self, p: _Pending) -> bool:
         return p.kind in SUPERSEDING_KINDS and p.gen < self._latest.get(p.kind, 0)
@@ -420,7 +399,7 @@ class WorkerClient:
         elif error is not None:
             self._emit(self.on_log, p.gen, "warning", f"reloading {p.payload} failed: {error.message}")
 
-    def _on_reply(self, proc: _Proc, msg: Reply) -> None:
+    def _on_reply(self, proc: WorkerProcess, msg: Reply) -> None:
         with self._lock:
             if proc is not self._proc:
                 return  # a retired worker's late words
@@ -433,8 +412,7 @@ class WorkerClient:
                 return  # e.g. the answer to a ping
             if msg.kind == "progress":
                 if not p.internal and not self._is_stale(p) and p.waiter is None:
-                    stage, frac = msg.payload
-                    self._emit(self.on_progress, p.gen, stage, frac)
+                    self._emit(self.on_progress, p.gen, msg.payload)
                 return
             if msg.kind == "point":
                 if p.idle_s:
@@ -448,9 +426,7 @@ class WorkerClient:
                 if p.internal and p.kind == "hello" and msg.kind == "error":
                     # the worker runs but cannot load the engine: restarting would not help
                     err = _as_error(msg.payload)
-                    proc.retired = True
-                    proc.outbox.put(None)
-                    self._kill(proc)
+                    proc.retire()
                     self._give_up(f"the worker could not load the engine: {err.message}", err.detail)
                     return
                 if msg.kind == "result":
@@ -464,104 +440,22 @@ class WorkerClient:
     # ------------------------------------------------------------------------------------------
     # processes
 
-    def _command(self) -> list[str]:
-        # Not "-m app.worker": with -m the current directory comes first on sys.path, and a user
-        # whose project has its own "app" package would start that instead. The cwd stays the
-        # caller's so that relative paths of user kernel files mean what the user meant.
-        # ``nice``: the worker lowers its own CPU priority first thing (the processes a trace
-        # forks inherit it), so a window on a machine with few cores keeps its time slices
-        lower = f"import os; os.nice({self._nice}); " if self._nice and hasattr(os, "nice") else ""
-        boot = (f"{lower}import sys; sys.path.insert(0, {_ROOT!r}); "
-                "from app.worker import main; sys.exit(main())")
-        return [self._python, "-c", boot]
-
     def _spawn(self, state: str) -> None:
         """Start a worker process and send it hello (lock held)."""
         self._set_state(state)
-        env = dict(os.environ if self._env is None else self._env)
-        env["PYTHONPATH"] = os.pathsep.join(x for x in (_ROOT, env.get("PYTHONPATH", "")) if x)
-        env["PYTHONUNBUFFERED"] = "1"
         try:
-            popen = subprocess.Popen(
-                self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=env, cwd=self._cwd, close_fds=True,
-            )
+            proc = WorkerProcess.spawn(
+                worker_command(self._python, self._nice), dict(os.environ if self._env is None else self._env),
+                self._cwd, on_reply=self._on_reply, on_undecodable=self._reply_undecodable, on_exit=self._on_exit,
+                on_stderr=lambda line: self._emit(self.on_stderr, line), echo_stderr=self._echo_stderr)
         except OSError as e:
             self._give_up(f"the worker could not be started: {e}")
             return
-        proc = _Proc(popen)
         self._proc = proc
-        for target, name in ((self._read_loop, "reader"), (self._write_loop, "writer"),
-                             (self._stderr_loop, "stderr")):
-            t = threading.Thread(target=target, args=(proc,), name=f"tilescope-worker-{proc.pid}-{name}",
-                                 daemon=True)
-            proc.threads[name] = t
-            t.start()
         hello = _Pending(next(self._gens), "hello", None, internal=True, timeout_s=self.startup_timeout_s)
         self._send(proc, hello)
 
-    def _write_loop(self, proc: _Proc) -> None:
-        stdin = proc.popen.stdin
-        try:
-            while True:
-                frame = proc.outbox.get()
-                if frame is None:
-                    break
-                stdin.write(frame)
-                stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            pass  # the reader sees the end and reports it
-        finally:
-            try:
-                stdin.close()
-            except OSError:
-                pass
-
-    def _stderr_loop(self, proc: _Proc) -> None:
-        try:
-            for raw in iter(proc.popen.stderr.readline, b""):
-                line = raw.decode("utf-8", "replace").rstrip("\n")
-                proc.stderr_tail.append(line)
-                if self._echo_stderr:
-                    print(f"[worker {proc.pid}] {line}", file=sys.stderr)
-                if self.on_stderr is not None:
-                    self._emit(self.on_stderr, line)
-        except (OSError, ValueError):
-            pass
-        finally:
-            proc.stderr_done.set()
-
-    def _read_loop(self, proc: _Proc) -> None:
-        why = ""
-        try:
-            while True:
-                try:
-                    msg = read_frame(proc.popen.stdout)
-                except PayloadError as e:
-                    # one reply could not be decoded: fail that request, keep the worker
-                    self._reply_undecodable(proc, e)
-                    continue
-                if msg is None:
-                    break
-                if isinstance(msg, Reply):
-                    self._on_reply(proc, msg)
-        except ProtocolError as e:
-            why = f"the reply stream broke: {e}"
-        except (OSError, ValueError) as e:
-            why = f"reading the worker failed: {e}"
-        if why:
-            self._kill(proc)
-        # the process ends (or was killed): reap it, then decide what that means
-        try:
-            rc = proc.popen.wait(timeout=10.0)
-        except subprocess.TimeoutExpired:
-            self._kill(proc)
-            rc = proc.popen.wait()
-        proc.stderr_done.wait(timeout=2.0)
-        proc.outbox.put(None)  # let its writer thread end too
-        self._on_exit(proc, rc, why)
-
-    def _reply_undecodable(self, proc: _Proc, e: PayloadError) -> None:
+    def _reply_undecodable(self, proc: WorkerProcess, e: PayloadError) -> None:
         with self._lock:
             if proc is not self._proc or self._inflight is None:
                 return
@@ -569,7 +463,7 @@ class WorkerClient:
             self._finish(p, error=ErrorInfo("internal", f"the worker's answer could not be read: {e}"))
             self._pump()
 
-    def _on_exit(self, proc: _Proc, rc: int, why: str) -> None:
+    def _on_exit(self, proc: WorkerProcess, rc: int, why: str) -> None:
         with self._lock:
             self._last_stderr = list(proc.stderr_tail)
             if proc.retired or proc is not self._proc or self._closed:
@@ -585,7 +479,7 @@ class WorkerClient:
                 self._emit(self.on_log, 0, "warning", "the worker restarted to get a fresh CUDA context")
                 self._respawn()
                 return
-            how = why or _describe_exit(rc)
+            how = why or describe_exit(rc)
             if not proc.ready:
                 self._start_failures += 1
                 if p is not None and not p.internal:
@@ -597,7 +491,7 @@ class WorkerClient:
                 self._respawn()
                 return
             if p is not None and not p.internal:
-                last = _last_lines(proc.stderr_tail, 3)
+                last = last_lines(proc.stderr_tail, 3)
                 self._finish(p, error=ErrorInfo(
                     "worker",
                     f"The worker process {how} while running {_what(p)}; it was restarted."
@@ -623,53 +517,15 @@ class WorkerClient:
             self._finish(self._queue.popleft(), error=err)
         self._set_state("crashed")
 
-    def _kill(self, proc: _Proc) -> None:
-        try:
-            proc.popen.kill()
-        except OSError:
-            pass
-
     def _kill_and_restart(self, error: ErrorInfo) -> None:
         """Kill the current worker, fail the running request with ``error``, start anew (lock held)."""
         proc, self._proc = self._proc, None
         if proc is not None:
-            proc.retired = True
-            proc.outbox.put(None)
-            self._kill(proc)  # its reader thread reaps it
+            proc.retire()  # its reader thread reaps it
         p, self._inflight = self._inflight, None
         if p is not None:
             self._finish(p, error=error)
         self._respawn()
-
-    def _stop_proc(self, proc: _Proc, timeout: float) -> None:
-        proc.retired = True
-        try:
-            proc.outbox.put(encode(Request(0, 0, "shutdown", None)))
-        except PayloadError:
-            pass
-        proc.outbox.put(None)  # the writer closes stdin after the shutdown frame
-        try:
-            proc.popen.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.popen.terminate()
-            try:
-                proc.popen.wait(timeout=1.0)
-            except subprocess.TimeoutExpired:
-                self._kill(proc)
-                proc.popen.wait()
-        # close our ends once their threads are done (closing under a blocked read could hang; a
-        # grandchild that inherited stderr may keep it open a little longer)
-        for name, stream in (("reader", proc.popen.stdout), ("stderr", proc.popen.stderr)):
-            t = proc.threads.get(name)
-            if t is not None and t is not threading.current_thread():
-                t.join(timeout=2.0)
-                if t.is_alive():
-                    continue
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
 
     # ------------------------------------------------------------------------------------------
     # timeouts and hard cancels
@@ -700,8 +556,7 @@ class WorkerClient:
             if self._start_failures >= _MAX_START_FAILURES:
                 proc, self._proc = self._proc, None
                 if proc is not None:
-                    proc.retired = True
-                    self._kill(proc)
+                    proc.retire()
                 self._inflight = None
                 self._give_up(error.message)
                 return
@@ -729,20 +584,7 @@ class WorkerClient:
             self._cond.notify_all()
 
     def _emit(self, fn: Callable | None, *args: Any) -> None:
-        if fn is not None:
-            self._events.put((fn, args))
-
-    def _dispatch_loop(self) -> None:
-        while True:
-            item = self._events.get()
-            if item is None:
-                return
-            fn, args = item
-            try:
-                fn(*args)
-            except Exception as e:  # noqa: BLE001 — a failing callback must not stop the others
-                print(f"tilescope: callback {getattr(fn, '__name__', fn)} raised {type(e).__name__}: {e}",
-                      file=sys.stderr)
+        self._callbacks.emit(fn, *args)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -763,39 +605,3 @@ def _as_error(payload: Any) -> ErrorInfo:
 def _what(p: _Pending) -> str:
     name = getattr(p.payload, "kernel", None)
     return f"the {p.kind} of {name}" if name else f"the {p.kind} request"
-
-
-def _describe_exit(rc: int) -> str:
-    if rc is None:
-        return "ended"
-    if rc < 0:
-        try:
-            name = signal.Signals(-rc).name
-        except ValueError:
-            name = f"signal {-rc}"
-        hint = {"SIGKILL": " (out of memory, or killed by another process)",
-                "SIGSEGV": " (a crash in native code)", "SIGABRT": " (aborted by native code)"}.get(name, "")
-        return f"was killed by {name}{hint}"
-    if rc == 0:
-        return "exited unexpectedly (status 0)"
-    return f"exited with status {rc}"
-
-
-def _last_lines(lines: Any, n: int) -> str:
-    keep = [ln.strip() for ln in list(lines) if ln.strip()][-n:]
-    return " | ".join(keep)
-
-
-def worker_processes() -> list[Any]:
-    """Live worker processes started from this process (psutil.Process objects), for the tests
-    and benchmarks that check no worker is left behind."""
-    import psutil
-
-    out = []
-    for p in psutil.Process().children(recursive=True):
-        try:
-            if "app.worker import main" in " ".join(p.cmdline()) and p.status() != psutil.STATUS_ZOMBIE:
-                out.append(p)
-        except psutil.NoSuchProcess:
-            pass
-    return out

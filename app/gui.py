@@ -1,22 +1,43 @@
-"""The GUI entry point: ``python -m app`` / ``tilescope`` with no verb ends up here.
-
-``app.cli`` imports ``app.main_window`` and calls its ``main(argv)``; this module is the same
-entry under a short name (``python -m app.gui``) for launchers and benchmarks.
-"""
+"""The GUI entry point: ``python -m app`` / ``tilescope`` with no verb ends up here (``app.cli``
+imports this module only then), and ``python -m app.gui`` opens the window directly."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
+
+from PySide6.QtWidgets import QApplication
+
+from .main_window import MainWindow
+from .settings import Settings
 
 __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Open the Tilescope window; returns the exit status when it closes."""
-    from .main_window import main as window_main
-
-    return window_main(argv)
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog="tilescope", description="Open the Tilescope window.")
+    parser.add_argument("--kernel", "-k", help="kernel to show first (default: the last one used)")
+    parser.add_argument("--reset-layout", action="store_true", help="ignore the saved window layout")
+    args, qt_args = parser.parse_known_args(args_list)
+    app = QApplication.instance() or QApplication([sys.argv[0], *qt_args])
+    app.setApplicationName("Tilescope")
+    app.setOrganizationName("tilescope")
+    settings = Settings.load()
+    if args.reset_layout:
+        settings.window_geometry = settings.window_state = ""
+    win = MainWindow(settings=settings, initial_kernel=args.kernel)
+    win.show()
+    code = int(app.exec())
+    win.worker.close()  # closeEvent did it, unless the loop ended another way (a signal, quit())
+    # delete the window while Qt is still whole: left to the interpreter's teardown, PySide may
+    # destroy the Qt objects in an order that crashes on exit
+    win.deleteLater()
+    app.processEvents()
+    del win
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from kernels.results import RunResult
+from kernels.data.results import RunResult
 
 from .paths import history_path
 

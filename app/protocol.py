@@ -3,8 +3,9 @@
 A frame is a 4-byte big-endian length followed by that many bytes of body: a pickle (protocol 5)
 of a ``Request`` (parent -> worker, over the child's stdin) or a ``Reply`` (worker -> parent, over
 the child's stdout), then the pickle's out-of-band buffers, then a table of where they lie.
-Payloads are the plain dataclasses of ``kernels.results`` / ``kernels.trace.model`` (numpy arrays
-inside are fine).
+Payloads are the plain dataclasses of ``kernels.data.results`` / ``kernels.data.trace`` (numpy arrays
+inside are fine); a ``progress`` reply carries a ``kernels.data.results.Progress`` (stage,
+fraction, done of total).
 
 Why out-of-band: the array data of a message (a 4096-program trace is 19 MB of arrays) travels
 after the pickle, each buffer aligned to 64 bytes, and decoding makes the arrays *views* of the
@@ -128,7 +129,7 @@ class _GuardedPickler(pickle.Pickler):
             what = f"{tmod}.{type(obj).__qualname__}" if _forbidden(tmod) else f"{mod}.{obj!r}"
             raise PayloadError(
                 f"the message holds a {what} object ({obj!r:.80}); only plain data "
-                "(numbers, strings, numpy arrays, dataclasses of kernels.results) may cross the pipe"
+                "(numbers, strings, numpy arrays, dataclasses of kernels.data.results) may cross the pipe"
             )
         return NotImplemented
 

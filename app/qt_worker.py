@@ -1,10 +1,11 @@
 """QtWorker: the GUI's handle on the worker process, as a QObject with signals.
 
 ``app.client.WorkerClient`` calls its callbacks on its own dispatcher thread. Here every callback
-only *emits a signal*; because this QObject lives on the GUI thread, Qt delivers each emission to
-the window's slots queued on the GUI thread (an emission from another thread to a receiver of
-this thread is always queued). So the window never touches a widget from the client's threads,
-and the client's thread never waits on the GUI.
+only *emits an internal signal* to this QObject, which lives on the GUI thread, so Qt queues it
+there (an emission from another thread to a receiver of this thread is always queued); the
+public signal is then emitted on the GUI thread. So every receiver — a widget's slot, a plain
+Python function, the Qt-free controller — runs on the GUI thread, the window never touches a
+widget from the client's threads, and the client's thread never waits on the GUI.
 
 The QtWorker also remembers what kind each submitted generation was, so a ``result(gen, obj)``
 can be routed without looking at the object's type, and which generations are still owed an
@@ -28,7 +29,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from kernels.results import ErrorInfo
+from kernels.data.results import ErrorInfo
 
 from .client import SUPERSEDING_KINDS, WorkerClient
 from .settings import DEFAULT_TIMEOUT_S
@@ -44,7 +45,7 @@ class QtWorker(QObject):
 
     - ``hello(dict)``: a worker is up (first start and every restart): backends, infos, versions;
     - ``stateChanged(str)``: starting | ready | busy | crashed | restarting | stopped;
-    - ``progress(int gen, str stage, float fraction)``;
+    - ``progress(int gen, object Progress)``: stage, fraction, done of total (``Progress.text()``);
     - ``point(int gen, object SweepPoint)``: one finished point of a running sweep;
     - ``result(int gen, str kind, object payload)``: the answer of a request;
     - ``error(int gen, str kind, object ErrorInfo)``: the request failed as a whole (timeout,
@@ -54,7 +55,7 @@ class QtWorker(QObject):
 
     hello = Signal(object)
     stateChanged = Signal(str)
-    progress = Signal(int, str, float)
+    progress = Signal(int, object)
     point = Signal(int, object)
     result = Signal(int, str, object)
     error = Signal(int, str, object)
@@ -62,6 +63,7 @@ class QtWorker(QObject):
     # internal: carry the client's callbacks (any thread) to the GUI thread
     _sig_result = Signal(int, object)
     _sig_error = Signal(int, object)
+    _sig_event = Signal(str, object)  # the name of a public signal, its arguments
 
     def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S, parent: QObject | None = None,
                  nice: int = WORKER_NICE, **client_kw: Any) -> None:
@@ -73,20 +75,22 @@ class QtWorker(QObject):
         self._kinds: dict[int, str] = {}
         self._sig_result.connect(self._on_result)
         self._sig_error.connect(self._on_error)
+        self._sig_event.connect(self._on_event)
 
     # -- lifecycle -----------------------------------------------------------------------------
     def start(self) -> None:
         """Start the worker process (returns at once; ``hello`` follows in a few seconds)."""
         if self._client is not None:
             return
+        later = self._sig_event.emit
         self._client = WorkerClient(
-            on_progress=lambda g, s, f: self.progress.emit(g, s, f),
-            on_point=lambda g, p: self.point.emit(g, p),
+            on_progress=lambda g, p: later("progress", (g, p)),
+            on_point=lambda g, p: later("point", (g, p)),
             on_result=lambda g, r: self._sig_result.emit(g, r),
             on_error=lambda g, e: self._sig_error.emit(g, e),
-            on_state=lambda s: self.stateChanged.emit(s),
-            on_log=lambda g, lvl, text: self.log.emit(g, lvl, text),
-            on_hello=lambda h: self.hello.emit(h),
+            on_state=lambda s: later("stateChanged", (s,)),
+            on_log=lambda g, lvl, text: later("log", (g, lvl, text)),
+            on_hello=lambda h: later("hello", (h,)),
             default_timeout_s=self._timeout_s,
             nice=self._nice,
             **self._client_kw,
@@ -148,6 +152,10 @@ class QtWorker(QObject):
     def client(self) -> WorkerClient | None:
         return self._client
 
+    def stderr_tail(self, n: int = 20) -> list[str]:
+        """The last lines the worker wrote to stderr (why it could not start, say)."""
+        return self._client.stderr_tail(n) if self._client is not None else []
+
     def set_timeout(self, seconds: float) -> None:
         """The default run/trace timeout (and a sweep's longest wait for its next point)."""
         self._timeout_s = float(seconds)
@@ -165,6 +173,9 @@ class QtWorker(QObject):
             return None
 
     # -- internals (GUI thread) ----------------------------------------------------------------
+    def _on_event(self, name: str, args: tuple) -> None:
+        getattr(self, name).emit(*args)
+
     def _on_result(self, gen: int, payload: Any) -> None:
         kind = self._kinds.pop(gen, None)
         if kind is not None:

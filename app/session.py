@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from kernels.params import Param, ValidationError, parse_value, validate
-from kernels.results import KernelInfo, RunRequest, RunResult, SweepPoint, SweepRequest
-from kernels.trace.model import NO_PROGRAM, SEVERAL, Trace, TraceRequest
+from kernels.data.grid import grid_of, n_programs
+from kernels.data.params import Param, ValidationError, parse_value, validate
+from kernels.data.results import KernelInfo, RunRequest, RunResult, SweepPoint, SweepRequest
+from kernels.data.trace import NO_PROGRAM, SEVERAL, Trace, TraceRequest
 
 __all__ = [
     "Session",
@@ -31,6 +32,7 @@ __all__ = [
     "square_fold",
     "combinations_breaking_rules",
     "sweep_default_values",
+    "trace_caption",
     "writer_text",
 ]
 
@@ -135,6 +137,18 @@ class Session:
             return None
         return info.origin
 
+    def programs(self, values: dict[str, Any], name: str | None = None) -> int | None:
+        """How many programs a launch of the kernel with ``values`` runs, from its grid formula
+        (``KernelInfo.grid_exprs``), before any launch; None when only the launch knows (no
+        formula) or the values do not fit it."""
+        info = self.info(name)
+        if info is None or not info.grid_exprs:
+            return None
+        try:
+            return n_programs(grid_of(info.grid_exprs, values))
+        except (ArithmeticError, LookupError, NameError, TypeError, ValueError):
+            return None
+
     def select(self, name: str) -> KernelInfo:
         info = self.infos.get(name)
         if info is None:
@@ -200,6 +214,23 @@ def output_tensor_index(trace: Trace, output: str, n_elements: int) -> int | Non
     written = [i for i, (t, m) in enumerate(zip(trace.tensors, trace.maps, strict=False))
                if t.numel == n_elements and bool((m.n_writes > 0).any())]
     return written[0] if len(written) == 1 else None
+
+
+def trace_caption(trace: Trace, info: KernelInfo | None, values: dict[str, Any]) -> tuple[str, bool]:
+    """The line above the grid: which kernel, values and grid the trace shows, and whether the
+    parameter ``values`` shown now differ from the traced ones (stale). Launch options are left
+    out: they change nothing under the interpreter."""
+    launch = {p.name for p in info.params if p.kind == "launch"} if info is not None else set()
+    traced = {k: v for k, v in trace.values.items() if k not in launch}
+    n = trace.programs.size
+    text = (f"Trace of {trace.kernel} ({format_values(traced)}): grid {'×'.join(map(str, trace.grid))}, "
+            f"{n} program{'s' if n != 1 else ''} recorded")
+    if trace.window:
+        text += f" ({trace.window})"
+    stale = any(k in values and values[k] != v for k, v in traced.items())
+    if stale:
+        text += " — the parameters changed since: Trace again to update"
+    return text, stale
 
 
 def writer_text(trace: Trace, tensor: int, flat: int) -> str | None:

@@ -132,21 +132,11 @@ class Settings:
         self.last_kernel = kernel
         self.values[kernel] = {str(k): _jsonable(v) for k, v in values.items()}
 
-    @property
-    def window_geometry_bytes(self) -> bytes:
-        return _unb64(self.window_geometry)
-
-    @window_geometry_bytes.setter
-    def window_geometry_bytes(self, raw: bytes) -> None:
-        self.window_geometry = base64.b64encode(bytes(raw)).decode("ascii")
-
-    @property
-    def window_state_bytes(self) -> bytes:
-        return _unb64(self.window_state)
-
-    @window_state_bytes.setter
-    def window_state_bytes(self, raw: bytes) -> None:
-        self.window_state = base64.b64encode(bytes(raw)).decode("ascii")
+    #: the raw bytes of ``window_geometry`` / ``window_state`` (what Qt saves and restores)
+    window_geometry_bytes = property(lambda self: _unb64(self.window_geometry),
+                                     lambda self, raw: setattr(self, "window_geometry", _b64(raw)))
+    window_state_bytes = property(lambda self: _unb64(self.window_state),
+                                  lambda self, raw: setattr(self, "window_state", _b64(raw)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -189,6 +179,10 @@ _CHECKS = {
     "live": lambda v: v if isinstance(v, bool) else _INVALID,
     "backend": lambda v: v if v in ("auto", "gpu", "interpreter") else _INVALID,
 }
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(bytes(raw)).decode("ascii")
 
 
 def _unb64(text: str) -> bytes:

@@ -13,7 +13,8 @@ What keeps the pipe and the process healthy:
 - an exception inside a request becomes an ``error`` reply (message + traceback tail) and the
   worker keeps serving; a reply that cannot be sent (a torch object in a result) becomes an error
   reply naming the object;
-- progress replies are sent at most ``PROGRESS_HZ`` times a second;
+- progress replies (a ``kernels.data.results.Progress`` each) are sent at most ``PROGRESS_HZ``
+  times a second;
 - a sticky CUDA error (illegal address and friends) leaves the CUDA context unusable for good:
   after answering that request the worker exits with ``EXIT_RESTART`` so the client starts a
   fresh one;
@@ -100,7 +101,7 @@ class Server:
                 return True
             # the request still gets an answer, saying what could not be sent (too large: the
             # user's shapes; anything else: a bug)
-            from kernels.results import ErrorInfo
+            from kernels.data.results import ErrorInfo
 
             data = encode(Reply(reply.id, reply.generation, "error", ErrorInfo(
                 "validation" if too_big else "internal",
@@ -199,13 +200,12 @@ class Server:
         cancel_ev = self._cancel_event(req.id)
         handler = _HANDLERS.get(req.kind)
         if handler is None:
-            from kernels.results import ErrorInfo
+            from kernels.data.results import ErrorInfo
 
             self.send(Reply(req.id, req.generation, "error", ErrorInfo(
                 "internal", f"the worker does not know the request kind {req.kind!r}")))
             return
-        progress = _throttled(lambda stage, frac: self.send(
-            Reply(req.id, req.generation, "progress", (str(stage), float(frac)))))
+        progress = _throttled(lambda p: self.send(Reply(req.id, req.generation, "progress", p)))
         try:
             result = handler(self, req, progress, cancel_ev.is_set)
         except BaseException as e:  # noqa: BLE001 — SystemExit from a user file included
@@ -273,17 +273,18 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def _throttled(fn: Callable[[str, float], Any]) -> Callable[[str, float], None]:
-    """At most PROGRESS_HZ calls a second; the first always passes."""
+def _throttled(fn: Callable[[Any], Any]) -> Callable[[Any], None]:
+    """The engine's ``progress(Progress)`` callback, passed on at most PROGRESS_HZ times a second;
+    the first always passes."""
     last = [-1.0]
     gap = 1.0 / PROGRESS_HZ
 
-    def progress(stage: str, frac: float) -> None:
+    def progress(p: Any) -> None:
         now = time.monotonic()
         if last[0] >= 0 and now - last[0] < gap:
             return
         last[0] = now
-        fn(stage, frac)
+        fn(p)
 
     return progress
 
@@ -291,8 +292,8 @@ def _throttled(fn: Callable[[str, float], Any]) -> Callable[[str, float], None]:
 def _error_info(kind: str, exc: BaseException) -> Any:
     """The ErrorInfo for an exception that escaped a request: the engine's own kinds where known
     (a user file's error is ``user_file``), else ``internal`` with the traceback tail."""
-    from kernels.errors import TilescopeError, to_error_info
-    from kernels.params import ValidationError
+    from kernels.data.errors import TilescopeError, to_error_info
+    from kernels.data.params import ValidationError
 
     if isinstance(exc, (TilescopeError, ValidationError)):
         return to_error_info(exc)

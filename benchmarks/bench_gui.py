@@ -70,7 +70,7 @@ def _startup_child() -> None:
 
     app = QApplication(sys.argv[:1])
     t_qt = time.time()
-    import app.main_window as mw
+    import app.gui as gui
 
     t_import = time.time()
     marks: dict[str, float] = {}
@@ -86,7 +86,7 @@ def _startup_child() -> None:
 
     f = FirstPaint()
     app.installEventFilter(f)
-    mw.main([])
+    gui.main([])
     print(json.dumps({
         "first_paint_s": marks["paint"] - t_launch,
         "python_start_s": t_main - t_launch,
@@ -337,7 +337,7 @@ def bench_live(n: int = 1000) -> dict:
     view = ThroughputView("GB/s")
     view.resize(700, 420)
     view.show()
-    # as the window does once its first frame is up (app.main_window._freeze_startup_objects):
+    # as the window does once its first frame is up (app.window.startup.freeze_startup_objects):
     # what exists now is out of the collector's reach, the runs added below are not
     gc.freeze()
     results = demo_run_results(n)

@@ -10,7 +10,7 @@ the run with ``OutOfBoundsAccess`` before memory is touched.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +30,7 @@ __all__ = [
     "gpu_status",
     "interpreted",
     "resolve",
+    "with_options",
 ]
 
 INTERPRETER_NOTE = "num_warps and num_stages have no effect under the interpreter"
@@ -125,6 +126,28 @@ class _GridNote(Observer):
     def on_launch(self, launch: LaunchInfo) -> None:
         g = launch.grid(launch.bound) if callable(launch.grid) else launch.grid
         self.grids.append(tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,))))
+
+
+class _WithOptions:
+    """``K(fn)`` whose ``[grid](...)`` adds launch options (they win over the launcher's)."""
+
+    def __init__(self, inner: Any, options: Mapping[str, Any]) -> None:
+        self.inner = inner
+        self.options = dict(options)
+
+    def __getitem__(self, grid: Any) -> Callable[..., Any]:
+        launch = self.inner[grid]
+        return lambda *args, **kwargs: launch(*args, **{**kwargs, **self.options})
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def with_options(K: Callable[[Any], Any], options: Mapping[str, Any]) -> Callable[[Any], Any]:
+    """``K`` with ``options`` added to each launch (``K`` itself when there are none)."""
+    if not options:
+        return K
+    return lambda fn: _WithOptions(K(fn), options)
 
 
 def resolve(requested: str) -> Backend:

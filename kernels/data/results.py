@@ -24,6 +24,7 @@ __all__ = [
     "RunRequest",
     "RunResult",
     "SweepPoint",
+    "SweepRank",
     "SweepRequest",
     "SweepResult",
     "Timing",
@@ -85,6 +86,8 @@ class RunRequest:
     user_file: str | None = None  # a user's kernel file that registers the spec
     timeout_s: float | None = None  # enforced by the worker client, not the engine
     generation: int = 0
+    #: launch options the spec has no parameter for (maxnreg, …), added to every launch of the run
+    launch_options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -190,27 +193,99 @@ class RunResult:
 
 @dataclass
 class SweepRequest:
+    """A sweep: every combination of ``axes`` (and/or each of ``configs``), run, checked and timed.
+
+    ``mode="grid"`` (the default) is the sweep view's grid: one or two axes, every point in
+    product order, best = the fastest passing first measurement. ``mode="tune"`` takes any
+    number of axes and explicit ``configs``, refuses launch-option axes (num_warps, num_stages,
+    maxnreg) on the interpreter, and re-measures the fastest ``remeasure_top`` interleaved before
+    naming the winner. Both filter by ``where``, prune configs that cannot fit before compiling
+    them (``prune``), and on a GPU compile ahead in a pool while the GPU benchmarks."""
+
     kernel: str
     base: dict[str, Any]  # fixed values
-    axes: dict[str, list[Any]]  # one or two parameters -> values to try
+    axes: dict[str, list[Any]]  # parameter -> values to try (grid mode: one or two)
     backend: Backend = "auto"
     seed: int = 0
     torch_baseline: bool = True
     user_file: str | None = None
     skip: list[dict[str, Any]] = field(default_factory=list)  # points already done (resume)
     generation: int = 0
+    mode: Literal["grid", "tune"] = "grid"
+    #: explicit configs (tune mode), each a dict of parameter -> value; combined with every
+    #: combination of ``axes`` (a config and an axis may not name the same parameter)
+    configs: list[dict[str, Any]] = field(default_factory=list)
+    #: constraints, each a Python expression over the parameter names (``kernels.data.params.Rule``
+    #: syntax), e.g. "BLOCK_M * BLOCK_N <= 32768": points where one is false are not run
+    where: list[str] = field(default_factory=list)
+    #: skip, before compiling, configs estimated not to fit (shared memory, registers, block size)
+    prune: bool = True
+    #: prune against this GPU's limits instead of the one running ("sm_90", "9.0", "H100", "A100"…);
+    #: "" = the device that runs (the interpreter has none: only block-size limits apply)
+    target: str = ""
+    #: re-measure the fastest this many per data group, interleaved; None = 3 in tune mode, 0 in grid
+    remeasure_top: int | None = None
+    remeasure_rounds: int = 5
+    #: GPU: configs compiled ahead at once (0 = one per CPU core; 1 = compile at each launch)
+    compile_workers: int = 0
+    #: GPU: "threads" (what "auto" picks), or "processes" (spawned workers fill Triton's cache; for
+    #: kernels a fresh process can import: the catalog and user files, else threads)
+    compile_pool: Literal["auto", "threads", "processes"] = "auto"
 
 
 @dataclass
 class SweepPoint:
     values: dict[str, Any]  # the swept parameters' values at this point
     result: RunResult
+    #: position in the request's space (product order, then configs), for ordering and resume
+    index: int = -1
+    #: why the point was skipped before compiling ("" = it ran); result.error says the same
+    pruned: str = ""
+    #: estimates made before compiling: "shared_bytes", "regs_per_thread" (absent = no estimate)
+    estimate: dict[str, int] = field(default_factory=dict)
+    #: seconds compiling this config ahead in the pool (None: compiled at its first launch)
+    compile_s: float | None = None
+    #: the interleaved re-measurement of the fastest points (None: not re-measured)
+    remeasured: Timing | None = None
+
+    @property
+    def timing(self) -> Timing | None:
+        """The best timing known for this point: the re-measurement, else the first one."""
+        return self.remeasured or self.result.timing
+
+
+@dataclass
+class SweepRank:
+    """One passing point's place in its data group (points sharing shapes, dtype and flags)."""
+
+    index: int  # into SweepResult.points
+    group: str  # e.g. "N=4096, dtype=fp16"; "" when no data parameter varies
+    rank: int  # 1 = the winner of its group
+    median_ms: float
+    p20_ms: float
+    p80_ms: float
+    n_reps: int
+    remeasured: bool
+    ratio_to_best: float  # median / the winner's median (1.0 for the winner)
+    within_noise: bool  # its p20–p80 spread overlaps the winner's (the winner itself: False)
 
 
 @dataclass
 class SweepResult:
     request: SweepRequest
     points: list[SweepPoint]
-    best: int | None  # index into points of the fastest passing point
+    best: int | None  # index into points of the fastest passing point (tune mode: the winner)
     error: ErrorInfo | None = None
     generation: int = 0
+    #: the varied parameters, in column order (the axes, then the configs' other keys)
+    names: list[str] = field(default_factory=list)
+    filtered: int = 0  # combinations removed by ``where``
+    n_pruned: int = 0  # points skipped before compiling (SweepPoint.pruned says why)
+    ranking: list[SweepRank] = field(default_factory=list)  # by group, fastest first
+    verdicts: list[str] = field(default_factory=list)  # one line per data group: the winner and the noise
+    notes: list[str] = field(default_factory=list)
+    #: wall seconds by phase: "plan", "compile" (the pool's busy span), "bench", "remeasure", "total"
+    phases: dict[str, float] = field(default_factory=dict)
+    #: ready texts for the winner and the top configs: "autotune" (a @triton.autotune decorator),
+    #: "triton_op" (a module wrapping the tuned kernel); tune mode, when a point passed
+    exports: dict[str, str] = field(default_factory=dict)

@@ -22,6 +22,7 @@ import torch
 import triton
 
 from .. import bench, check, compiled, device
+from ..backends import with_options
 from ..data.errors import Cancelled, first_line, to_error_info
 from ..data.grid import n_programs
 from ..data.results import Progress, RunRequest, RunResult
@@ -80,7 +81,7 @@ def _run_spec(res: RunResult, spec: KernelSpec, req: RunRequest, st: _State, pro
     st.notes.extend(p.notes)
     tick(progress, cancel, "compiling", 0.05)
     st.stage = "launch"
-    ret, launch_ms = _launch(p, st, progress)
+    ret, launch_ms = _launch(p, st, progress, req.launch_options)
     # the grid the launch really ran where the backend saw it; else the spec's formula
     grid = p.backend.grids[0] if p.backend.grids else p.grid
     res.grid = tuple(int(g) for g in grid) if grid is not None else ()
@@ -110,7 +111,7 @@ def _run_spec(res: RunResult, spec: KernelSpec, req: RunRequest, st: _State, pro
     tick(progress, None, "done", 1.0)
 
 
-def _launch(p: Prepared, st: _State, progress: ProgressFn | None) -> tuple[Any, float]:
+def _launch(p: Prepared, st: _State, progress: ProgressFn | None, options: dict[str, Any]) -> tuple[Any, float]:
     """Launch once; (what the launcher returned, wall ms). Sets nothing on the result but notes."""
     be = p.backend
     t_next = [time.perf_counter() + 0.5]
@@ -124,7 +125,7 @@ def _launch(p: Prepared, st: _State, progress: ProgressFn | None) -> tuple[Any, 
 
     with be.activate(p.spec.kernels, progress=program_progress) as K:
         t_launch = time.perf_counter()
-        ret = p.launch(K)
+        ret = p.launch(with_options(K, options))
         if not be.is_interpreter:
             tick(progress, None, "running", 0.3)
             torch.cuda.synchronize()
@@ -148,6 +149,7 @@ def _time(p: Prepared, req: RunRequest, st: _State, launch_ms: float,
                 is_interpreter=False, budget_s=0.5)
         return timing, torch_timing, (None, None)
     with be.activate(spec.kernels, note_grids=False) as K:
+        K = with_options(K, req.launch_options)
         timing = bench.gpu_time(lambda: p.launch(K))
     if req.torch_baseline and spec.torch_op is not None:
         torch_timing = torch_timing_given or bench.gpu_time(lambda: spec.torch_op(tensors, cfg))

@@ -1,4 +1,17 @@
-"""Sweeps: run every combination of the swept parameters; best = the fastest passing point.
+"""Sweeps: run every point of a space of configs; best = the fastest passing point.
+
+The space (``kernels.tune.space``): every combination of the request's axes, each combined with
+each of its explicit configs, minus the points a ``where`` constraint excludes and those already
+done (``skip``). Grid mode (the sweep view's) takes one or two axes; tune mode any number.
+
+Before anything compiles, configs that cannot fit are pruned (``kernels.tune.limits``: shared
+memory, registers, block size); each pruned point is reported with its reason. On a GPU the
+remaining configs compile ahead in a pool on the CPU cores while the GPU benchmarks the ones
+compiled, one at a time (``kernels.tune.pipeline``); under the interpreter they run one after
+another. Points stream out through ``on_point`` as they land; ``cancel()`` keeps what is done.
+Tune mode then re-measures the fastest few of each data group, interleaved, ranks the points
+with their spread, says when the winner is within the noise (``kernels.tune.rank``), and adds
+the export texts (``kernels.tune.export``).
 
 Points whose data parameters agree share one set of inputs (``prepare.InputCache``); every point
 still starts from reset outputs (see ``kernels.prepare``). torch's time depends on the data only,
@@ -7,82 +20,365 @@ so it is measured once per input set.
 
 from __future__ import annotations
 
-import itertools
+import concurrent.futures as cf
 import math
+import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..data.errors import to_error_info
+import triton
+
+from .. import backends, device
+from ..backends import Backend
+from ..data.errors import first_line, to_error_info
 from ..data.params import ValidationError
 from ..data.results import ErrorInfo, Progress, RunRequest, RunResult, SweepPoint, SweepRequest, SweepResult
 from ..lookup import get_spec
-from ..prepare import InputCache
+from ..prepare import InputCache, prepare
 from ..spec import KernelSpec
+from ..tune import limits as tlimits
+from ..tune import pipeline, rank
+from ..tune.space import LAUNCH_OPTIONS, Space, build_space
 from .run import CancelFn, ProgressFn, run
 
-__all__ = ["sweep", "best_index"]
+__all__ = ["sweep", "best_index", "plan_sweep", "SweepPlan"]
+
+#: re-measured per data group when the request says None
+REMEASURE_TOP = {"grid": 0, "tune": 3}
+_DATA_KINDS = ("shape", "dtype", "flag")
 
 
-def _norm(spec: KernelSpec, name: str, value: Any) -> Any:
-    """A value as the spec parses it, so that "128" and 128 name the same sweep point."""
+@dataclass
+class _Job:
+    index: int  # in the space's enumeration
+    values: dict[str, Any]  # the varied parameters (SweepPoint.values)
+    run_values: dict[str, Any]  # what the run gets: base and point, without the extra launch options
+    options: dict[str, Any]  # launch options the spec has no parameter for (passed to the launch)
+    cfg: dict[str, Any] | None  # validated values (None: the run reports why they are not valid)
+    fit: tlimits.Fit
+    data_key: Any
+
+
+@dataclass
+class SweepPlan:
+    """What a sweep will do, decided before anything runs."""
+
+    spec: KernelSpec
+    backend: Backend
+    space: Space
+    jobs: list[_Job]
+    data_names: list[str]  # varied data parameters (shapes, dtypes, flags): each combination is a group
+    tuned_names: list[str]  # the other varied parameters
+    extra_options: list[str]  # launch options passed around the spec's parameters
+    remeasure_top: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n_pruned(self) -> int:
+        return sum(1 for j in self.jobs if j.fit.reason)
+
+
+def _refuse(message: str, field_: str | None = None) -> ValidationError:
+    return ValidationError(message, field_)
+
+
+def _check_shape_of_request(req: SweepRequest) -> None:
+    names = list(req.axes)
+    if req.mode not in ("grid", "tune"):
+        raise _refuse(f"unknown sweep mode {req.mode!r} (grid or tune)", "mode")
+    if req.mode == "grid":
+        if req.configs:
+            raise _refuse("explicit configs are a tune sweep: set mode='tune'", "configs")
+        if not 1 <= len(names) <= 2:
+            raise _refuse(f"a sweep takes one or two parameters, got {len(names)}"
+                          + (f" ({', '.join(names)})" if names else ""))
+    elif not names and not req.configs:
+        raise _refuse("nothing to sweep: give axes or configs")
+
+
+def _maxnreg_refusal() -> str:
+    """Why maxnreg cannot be swept on this GPU and Triton ("" when it can)."""
     try:
-        return spec.param(name).parse(value)
-    except (KeyError, ValidationError):
-        return value
+        target = triton.runtime.driver.active.get_current_target()
+        from triton.backends.nvidia.compiler import CUDAOptions
+    except Exception as e:  # noqa: BLE001
+        return f"maxnreg needs Triton's CUDA back end ({type(e).__name__}: {e})"
+    if target.backend != "cuda":
+        return f"maxnreg is a CUDA option; this GPU runs Triton's {target.backend} back end"
+    if "maxnreg" not in getattr(CUDAOptions, "__dataclass_fields__", {}):
+        return f"this Triton ({triton.__version__}) has no maxnreg option"
+    return ""
+
+
+def plan_sweep(req: SweepRequest) -> SweepPlan:
+    """Validate the request, enumerate and prune its space. Raises ValidationError (and the
+    engine's TilescopeErrors) for a request that cannot run at all."""
+    spec = get_spec(req.kernel, req.user_file)
+    _check_shape_of_request(req)
+    be = backends.resolve(req.backend)
+    space = build_space(spec.params, req.base, req.axes, req.configs, req.where, req.skip)
+    notes: list[str] = []
+    params = {p.name: p for p in spec.params}
+    varied = [n for n in space.names if len({repr(v[n]) for v in space.points}) > 1]
+    launch_varied = [n for n in varied if n in LAUNCH_OPTIONS or (n in params and params[n].kind == "launch")]
+    if be.is_interpreter and req.mode == "tune" and launch_varied:
+        n = launch_varied[0]
+        raise _refuse(f"{n} has no effect under the interpreter (it runs each program as plain Python, "
+                      "without warps, pipelining or registers): every value would time the same program. "
+                      f"Sweep {n} on a GPU, or give it one value", n)
+    extra = [n for n in LAUNCH_OPTIONS if n not in params and (n in space.names or n in req.base)]
+    if extra and be.is_interpreter:
+        notes.append(f"{', '.join(extra)}: launch options, no effect under the interpreter (not passed)")
+    elif "maxnreg" in extra or ("maxnreg" in params and "maxnreg" in varied):
+        why = _maxnreg_refusal()
+        if why:
+            raise _refuse(why, "maxnreg")
+    limits = None
+    if req.prune and req.target:
+        try:
+            limits = tlimits.limits_for_target(req.target)
+        except ValueError as e:
+            raise _refuse(str(e), "target") from None
+        notes.append(f"pruned against the limits of {req.target}")
+    elif req.prune and not be.is_interpreter:
+        limits = device.device_facts("gpu").limits
+    elif req.prune:
+        notes.append("no device limits under the interpreter: only block sizes were checked before running "
+                     "(give a target such as sm_90 to prune shared memory and registers for that GPU)")
+    fixed_extra = {k: req.base[k] for k in extra if k in req.base}
+    jobs = []
+    for i, values in zip(space.indices, space.points, strict=True):
+        options = {**fixed_extra, **{k: values[k] for k in extra if k in values and values[k] is not None}}
+        run_values = {k: v for k, v in {**req.base, **values}.items() if k not in extra}
+        v = spec.validate(run_values)
+        cfg = dict(v.values) if v.ok else None
+        fit = tlimits.Fit()
+        if cfg is not None and req.prune:
+            fit = tlimits.check_fit(spec, {**cfg, **options}, limits)
+        key = tuple(cfg[p.name] for p in spec.params if p.kind in _DATA_KINDS) if cfg is not None else ("?", i)
+        jobs.append(_Job(i, values, run_values, {} if be.is_interpreter else options, cfg, fit, key))
+    data_names = [n for n in space.names if n in params and params[n].kind in _DATA_KINDS]
+    top = REMEASURE_TOP[req.mode] if req.remeasure_top is None else max(0, int(req.remeasure_top))
+    return SweepPlan(spec, be, space, jobs, data_names, [n for n in space.names if n not in data_names],
+                     [] if be.is_interpreter else extra, top, notes)
+
+
+class _Runner:
+    """Runs the jobs of a plan, collecting points as they land."""
+
+    def __init__(self, req: SweepRequest, plan: SweepPlan, out: SweepResult, progress: ProgressFn | None,
+                 cancel: CancelFn | None, on_point: Callable[[SweepPoint], None] | None) -> None:
+        self.req, self.plan, self.out = req, plan, out
+        self.progress, self.cancel, self.on_point = progress, cancel, on_point
+        self.cache = InputCache()
+        self.torch_timings: dict[Any, Any] = {}
+        self.n = len(plan.jobs)
+        self.bench_s = 0.0
+
+    def cancelled(self) -> bool:
+        if self.cancel is not None and self.cancel():
+            done = len(self.out.points)
+            self.out.error = ErrorInfo("cancelled", f"cancelled after {done} of {self.n} points")
+            return True
+        return False
+
+    def _request(self, job: _Job) -> RunRequest:
+        req = self.req
+        return RunRequest(kernel=req.kernel, values=job.run_values, backend=req.backend, seed=req.seed,
+                          torch_baseline=req.torch_baseline, keep_asm=False, keep_error_map=False,
+                          user_file=req.user_file, generation=req.generation, launch_options=dict(job.options))
+
+    def emit(self, job: _Job, result: RunResult, compile_s: float | None = None) -> None:
+        pt = SweepPoint(values=dict(job.values), result=result, index=job.index, pruned=job.fit.reason,
+                        estimate=dict(job.fit.estimate), compile_s=compile_s)
+        self.out.points.append(pt)
+        if self.on_point is not None:
+            self.on_point(pt)
+
+    def unrun(self, job: _Job, error: ErrorInfo) -> RunResult:
+        be = self.plan.backend
+        return RunResult(request=self._request(job), kernel=self.req.kernel, values=dict(job.cfg or job.run_values),
+                         backend=be.name, device=be.device_name, error=error, generation=self.req.generation,
+                         triton_version=triton.__version__)
+
+    def run_one(self, job: _Job, compile_s: float | None = None) -> None:
+        i = len(self.out.points)
+
+        def sub(p: Progress) -> None:
+            if self.progress is not None:
+                self.progress(Progress(p.stage, (i + p.fraction) / self.n, i + 1, self.n, "points"))
+
+        t0 = time.perf_counter()
+        # torch's time depends on the data only: measure it once per input set
+        r = run(self._request(job), sub, None, _cache=self.cache, _torch_timing=self.torch_timings.get(self.cache.key))
+        self.bench_s += time.perf_counter() - t0
+        if self.cache.key is not None and r.metrics is not None and r.metrics.torch_timing is not None:
+            self.torch_timings.setdefault(self.cache.key, r.metrics.torch_timing)
+        self.emit(job, r, compile_s)
+
+    def prune(self, job: _Job) -> bool:
+        if not job.fit.reason:
+            return False
+        self.emit(job, self.unrun(job, ErrorInfo("pruned", f"skipped before compiling: {job.fit.reason}")))
+        return True
+
+    # -- one after another ----------------------------------------------------------------------
+    def sequential(self, jobs: list[_Job]) -> bool:
+        """Run ``jobs`` in order; False when cancelled."""
+        for job in jobs:
+            if self.cancelled():
+                return False
+            if not self.prune(job):
+                self.run_one(job)
+        return True
+
+    # -- compiled ahead ---------------------------------------------------------------------------
+    def pipelined(self, kind: str, workers: int) -> bool:
+        plan, req = self.plan, self.req
+        groups: dict[Any, list[_Job]] = {}
+        for job in plan.jobs:
+            groups.setdefault(job.data_key, []).append(job)
+        pool = pipeline.CompilePool(kind, workers)
+        busy = [math.inf, 0.0]  # first submit, last compile done
+        fallbacks: list[str] = []
+        n_ahead = 0
+        try:
+            for jobs in groups.values():
+                runnable = [j for j in jobs if j.cfg is not None and not j.fit.reason]
+                # pruned points and invalid values first: they land at once
+                if not self.sequential([j for j in jobs if j.cfg is None or j.fit.reason]):
+                    return False
+                metas = self._metas(runnable[0]) if runnable else None
+                if metas is None:
+                    if not self.sequential(runnable):
+                        return False
+                    continue
+                busy[0] = min(busy[0], time.perf_counter())
+                pending = {pool.submit(plan.spec, req.user_file, j.cfg, metas, j.options): j for j in runnable}
+                if self.progress is not None:
+                    done_n = len(self.out.points)
+                    self.progress(Progress(f"compiling {len(runnable)} configs", done_n / self.n, done_n, self.n,
+                                           "points"))
+                for f in pending:
+                    f.add_done_callback(lambda _f: busy.__setitem__(1, time.perf_counter()))
+                while pending:
+                    if self.cancelled():
+                        return False
+                    done, _ = cf.wait(pending, timeout=0.1, return_when=cf.FIRST_COMPLETED)
+                    for f in sorted(done, key=lambda f: pending[f].index):
+                        if self.cancelled():
+                            return False
+                        job = pending.pop(f)
+                        oc = pool.outcome(f)
+                        if oc.fallback:
+                            fallbacks.append(oc.fallback)
+                        else:
+                            n_ahead += 1
+                        if oc.error is not None:
+                            self.emit(job, self.unrun(job, oc.error), oc.seconds)
+                        else:
+                            self.run_one(job, None if oc.fallback else oc.seconds)
+        finally:
+            pool.close()
+            if busy[1] > busy[0]:
+                self.out.phases["compile"] = busy[1] - busy[0]
+            if n_ahead:
+                self.out.notes.append(f"compiled {n_ahead} configs ahead in {pool.workers} {kind} "
+                                      f"({self.out.phases.get('compile', 0.0):.1f} s busy)")
+            for msg in dict.fromkeys(fallbacks):
+                self.out.notes.append(f"{fallbacks.count(msg)} configs {msg}: compiled at their first launch")
+        return True
+
+    def _metas(self, job: _Job) -> dict[str, Any] | None:
+        """Stand-ins of the group's inputs for the compiles (None: the runs report the problem)."""
+        try:
+            p = prepare(self.plan.spec, job.run_values, self.plan.backend, int(self.req.seed), self.cache)
+            return pipeline.metas_of(p.tensors)
+        except Exception:  # noqa: BLE001 - e.g. too large: each run says so
+            self.cache.clear()
+            return None
+
+    # -- after the runs ---------------------------------------------------------------------------
+    def remeasure(self) -> None:
+        plan, pts = self.plan, self.out.points
+        if plan.remeasure_top < 2:
+            return
+        for members in rank.groups(pts, plan.data_names).values():
+            top = rank.best_first(pts, members)[:plan.remeasure_top]
+            if len(top) < 2:
+                continue
+            method = pts[top[0]].result.timing.method  # type: ignore[union-attr]
+            jobs = {j.index: j for j in plan.jobs}
+            cands = [(jobs[pts[i].index].run_values, jobs[pts[i].index].options) for i in top]
+            timings = pipeline.remeasure(plan.spec, plan.backend, int(self.req.seed), cands,
+                                         self.req.remeasure_rounds, method, self.cancel)
+            if timings is None:
+                self.out.notes.append("re-measurement cancelled: the ranking uses the first measurements")
+                return
+            for i, t in zip(top, timings, strict=True):
+                pts[i].remeasured = t
 
 
 def sweep(req: SweepRequest, progress: ProgressFn | None = None, cancel: CancelFn | None = None,
           on_point: Callable[[SweepPoint], None] | None = None) -> SweepResult:
-    """Run every combination of the 1–2 swept parameters; best = fastest passing point."""
+    """Run every point of the request's space (see the module doc); never raises."""
+    t0 = time.perf_counter()
     out = SweepResult(request=req, points=[], best=None, generation=req.generation)
     try:
-        spec = get_spec(req.kernel, req.user_file)
-    except Exception as e:  # noqa: BLE001
+        plan = plan_sweep(req)
+    except Exception as e:  # noqa: BLE001 - the engine reports, it does not raise
         out.error = to_error_info(e)
         return out
-    names = list(req.axes)
-    if not 1 <= len(names) <= 2:
-        out.error = ErrorInfo("validation", f"a sweep takes one or two parameters, got {len(names)}"
-                              + (f" ({', '.join(names)})" if names else ""))
-        return out
-    known = {p.name for p in spec.params}
-    for n in names:
-        if n not in known:
-            out.error = ErrorInfo("validation", f"unknown parameter {n!r} (known: {', '.join(sorted(known))})",
-                                  field=n)
-            return out
-        if not req.axes[n]:
-            out.error = ErrorInfo("validation", f"no values to sweep for {n}", field=n)
-            return out
-    combos = [dict(zip(names, vals, strict=True)) for vals in itertools.product(*(req.axes[n] for n in names))]
-    skip = {tuple(_norm(spec, n, s.get(n)) for n in names) for s in req.skip}
-    todo = [c for c in combos if tuple(_norm(spec, n, c[n]) for n in names) not in skip]
-    cache = InputCache()
-    torch_timings: dict[Any, Any] = {}
-    for i, combo in enumerate(todo):
-        if cancel is not None and cancel():
-            out.error = ErrorInfo("cancelled", f"cancelled after {i} of {len(todo)} points")
-            break
-        values = {**req.base, **combo}
-
-        def sub(p: Progress, i: int = i) -> None:
-            if progress is not None:
-                progress(Progress(p.stage, (i + p.fraction) / len(todo), i + 1, len(todo), "points"))
-
-        rreq = RunRequest(kernel=req.kernel, values=values, backend=req.backend, seed=req.seed,
-                          torch_baseline=req.torch_baseline, keep_asm=False, keep_error_map=False,
-                          user_file=req.user_file, generation=req.generation)
-        # torch's time depends on the data only: measure it once per input set
-        r = run(rreq, sub, None, _cache=cache, _torch_timing=torch_timings.get(cache.key))
-        if cache.key is not None and r.metrics is not None and r.metrics.torch_timing is not None:
-            torch_timings.setdefault(cache.key, r.metrics.torch_timing)
-        pt = SweepPoint(values={n: _norm(spec, n, combo[n]) for n in names}, result=r)
-        out.points.append(pt)
-        if on_point is not None:
-            on_point(pt)
-    cache.clear()
-    out.best = best_index([p.result for p in out.points])
+    out.names, out.filtered, out.n_pruned = list(plan.space.names), plan.space.filtered, plan.n_pruned
+    out.notes.extend(plan.notes)
+    out.phases["plan"] = time.perf_counter() - t0
+    runner = _Runner(req, plan, out, progress, cancel, on_point)
+    runnable = [j for j in plan.jobs if j.cfg is not None and not j.fit.reason]
+    kind = pipeline.pool_kind(plan.spec, req.compile_pool, req.user_file)
+    workers = min(req.compile_workers or pipeline.CompilePool.default_workers(kind), len(runnable))
+    finished = False
+    try:
+        if plan.backend.is_interpreter or workers <= 1:
+            finished = runner.sequential(plan.jobs)
+        else:
+            finished = runner.pipelined(kind, workers)
+        out.phases["bench"] = runner.bench_s
+        if finished:
+            t1 = time.perf_counter()
+            runner.remeasure()
+            if plan.remeasure_top >= 2:
+                out.phases["remeasure"] = time.perf_counter() - t1
+    except Exception as e:  # noqa: BLE001 - keep the points done
+        out.error = to_error_info(e, "sweeping")
+    finally:
+        runner.cache.clear()
+        out.points.sort(key=lambda p: p.index)  # they land as compiled: back in the space's order
+    out.ranking, out.verdicts = rank.rank(out.points, plan.data_names, plan.tuned_names)
+    out.best = _best(out.points)
+    if req.mode == "tune" and out.best is not None:
+        _add_exports(out, plan)
+    out.phases["total"] = time.perf_counter() - t0
     return out
+
+
+def _best(points: list[SweepPoint]) -> int | None:
+    """The fastest passing point by its best timing (re-measured where it was)."""
+    best, best_ms = None, math.inf
+    for i, p in enumerate(points):
+        t = p.timing
+        if p.result.ok and not p.pruned and t is not None and t.median_ms < best_ms:
+            best, best_ms = i, t.median_ms
+    return best
+
+
+def _add_exports(out: SweepResult, plan: SweepPlan) -> None:
+    try:
+        from ..tune import export
+
+        out.exports = export.export_texts(plan.spec, out)
+    except Exception as e:  # noqa: BLE001 - the sweep stands without its exports
+        out.notes.append(f"export texts not made: {first_line(f'{type(e).__name__}: {e}')}")
 
 
 def best_index(results: list[RunResult]) -> int | None:

@@ -99,7 +99,7 @@ def test_to_jsonable_leaves_arrays_out_and_spells_non_finite_floats():
     import numpy as np
 
     from app.cli import to_jsonable
-    from kernels.results import CheckResult
+    from kernels.data.results import CheckResult
 
     c = CheckResult(True, "out", "fp32", float("inf"), 0.0, 1e-4, 1e-4, 3, 0, 0, 0, 0,
                     error_map=np.zeros(3, np.float32))
@@ -178,11 +178,12 @@ def test_no_verb_opens_the_gui_or_says_why(capsys, monkeypatch):
     import app.cli as cli
 
     opened = []
-    fake = type(sys)("app.main_window")
+    fake = type(sys)("app.gui")
     fake.main = lambda argv: opened.append(argv) or 0
-    monkeypatch.setitem(sys.modules, "app.main_window", fake)
+    monkeypatch.setitem(sys.modules, "app.gui", fake)
     assert cli.main([]) == 0 and opened == [[]]
-    monkeypatch.setitem(sys.modules, "app.main_window", None)  # import fails
+    assert cli.main(["--kernel", "matmul"]) == 0 and opened[-1] == ["--kernel", "matmul"]
+    monkeypatch.setitem(sys.modules, "app.gui", None)  # import fails
     assert cli.main([]) == 2
     assert capsys.readouterr().err.startswith("error: the GUI")
 

@@ -14,8 +14,8 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from app.dialogs import SweepDialog  # noqa: E402
-from app.main_window import MessageBanner  # noqa: E402
+from app.window.dialogs import SweepDialog  # noqa: E402
+from app.window.widgets import MessageBanner  # noqa: E402
 from views.demo_results import matmul_info  # noqa: E402
 
 

@@ -15,8 +15,8 @@ from app.session import (
     sweep_default_values,
     writer_text,
 )
-from kernels.params import Param, ValidationError, block, num_warps
-from kernels.results import KernelInfo, RunRequest, SweepPoint
+from kernels.data.params import Param, ValidationError, block, num_warps
+from kernels.data.results import KernelInfo, RunRequest, SweepPoint
 from views.demo import demo_matmul, demo_vector_add
 from views.demo_results import demo_run_result, vector_add_info
 
@@ -91,13 +91,15 @@ def test_sweep_defaults_and_value_parsing():
     assert square_fold(1000) == 32 and square_fold(10) == 8 and square_fold(98432) == 512
 
 
-def test_the_session_imports_no_qt_torch_or_triton():
+@pytest.mark.parametrize("module", ["app.session", "app.controller"])
+def test_the_session_and_the_controller_import_no_qt_torch_or_triton(module):
+    # both must be testable (and run) where Qt is absent, and never pull the engine into the GUI
     import subprocess
     import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    code = ("import sys, app.session; bad = [m for m in ('torch', 'triton', 'PySide6') if m in sys.modules]; "
+    code = (f"import sys, {module}; bad = [m for m in ('torch', 'triton', 'PySide6') if m in sys.modules]; "
             "print(bad); sys.exit(1 if bad else 0)")
     r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
                        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})

@@ -12,7 +12,7 @@ import pytest
 
 from app import history as history_mod
 from app.history import CSV_COLUMNS, History
-from kernels.results import CheckResult, ErrorInfo, Metrics, RunRequest, RunResult, Timing
+from kernels.data.results import CheckResult, ErrorInfo, Metrics, RunRequest, RunResult, Timing
 
 
 @pytest.fixture(autouse=True)

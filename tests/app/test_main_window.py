@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QSlider  # noqa: E402
 from app.history import History  # noqa: E402
 from app.main_window import MainWindow  # noqa: E402
 from app.settings import Settings  # noqa: E402
-from kernels.results import ErrorInfo  # noqa: E402
+from kernels.data.results import ErrorInfo  # noqa: E402
 from views.history_view import CompareDialog  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -286,8 +286,8 @@ def test_matmul_loop_slider_moves_the_a_and_b_tiles(qtbot, win):
     win.grid.unpin()
 
 
-def test_the_programs_field_traces_a_window_and_huge_grids_get_one_offered(qtbot, win, monkeypatch):
-    import app.main_window as mw
+def test_the_programs_field_traces_a_window_and_huge_grids_get_one_offered(qtbot, win, monkeypatch, tmp_path):
+    import app.controller as controller
 
     pick(qtbot, win, "vector_add")
     win.panel.set_backend("interpreter")
@@ -315,33 +315,41 @@ def test_the_programs_field_traces_a_window_and_huge_grids_get_one_offered(qtbot
     assert "not recorded" in win.grid.hover_text()
     win.grid.hover_program(None)
 
-    # a grid known (from a run) to be larger than the limit: a window is applied, and said so
-    monkeypatch.setattr(mw, "TRACE_SUGGEST_PROGRAMS", 8)
-    monkeypatch.setattr(mw, "TRACE_SUGGESTED_WINDOW", 4)
-    win.panel.set_values({"BLOCK_SIZE": 64, "N": 1024})  # 16 programs
+    # a grid the kernel's formula says is larger than the limit, before anything ran: a window is
+    # applied at once, and said so
+    monkeypatch.setattr(controller, "TRACE_SUGGEST_PROGRAMS", 8)
+    monkeypatch.setattr(controller, "TRACE_SUGGESTED_WINDOW", 4)
+    win.panel.set_values({"BLOCK_SIZE": 64, "N": 1056})  # 17 programs, never run
     edit.clear()
-    n = len(win.throughput.results())
-    win.run()
-    wait_until(lambda: len(win.throughput.results()) > n, 30, "the run that tells the grid")
-    assert int(np.prod(win.throughput.results()[-1].grid)) == 16
-    win.trace()
+    wait_idle(win)
+    click_action(qtbot, win, win.trace_action)
     assert edit.text() == "0:4" and win.banner.topic() == "trace_window"
-    assert "16 programs" in win.banner.text() and win.banner.button("Trace all 16") is not None
-    wait_until(lambda: win.grid.trace().window == "programs 0..3 of 16", 30, "the applied window")
-    qtbot.mouseClick(win.banner.button("Trace all 16"), Qt.MouseButton.LeftButton)
+    assert "17 programs" in win.banner.text() and win.banner.button("Trace all 17") is not None
+    wait_until(lambda: win.grid.trace().window == "programs 0..3 of 17", 30, "the applied window")
+    qtbot.mouseClick(win.banner.button("Trace all 17"), Qt.MouseButton.LeftButton)
     assert edit.text() == ""
-    wait_until(lambda: win.grid.trace().n_programs == 16 and win.grid.trace().window is None, 30,
+    wait_until(lambda: win.grid.trace().n_programs == 17 and win.grid.trace().window is None, 30,
                "the trace of every program")
+    assert win.banner.button("Trace programs 0:4 only") is None, "a window was offered after 'Trace all'"
 
-    # a grid not known beforehand: the trace's own progress reveals it, and a window is offered
-    win.panel.set_values({"BLOCK_SIZE": 32, "N": 1024})  # 32 programs, never run
-    win.trace()
+    # a kernel whose grid only its launch knows (a launcher that computes it): the trace's own
+    # progress reveals the grid, and a window is offered
+    f = tmp_path / "gridless.py"
+    f.write_text(textwrap.dedent(USER_KERNEL).replace("    BROKEN\n", "").replace("user_twice", "user_gridless"))
+    win.picker.openFileRequested.emit(str(f))
+    wait_until(lambda: win.session.kernel == "user_gridless" and not win._busy_kinds(), 30, "the user's kernel")
+    assert win.session.info().grid_exprs == () and win.session.programs(win.panel.values()) is None
+    win.panel.set_values({"BLOCK_SIZE": 32, "N": 1024})  # 32 programs
+    click_action(qtbot, win, win.trace_action)
+    assert edit.text() == "" and win.banner.topic() != "trace_window"  # nothing known yet
     wait_until(lambda: win.banner.button("Trace programs 0:4 only") is not None
-               or (win.grid.trace().n_programs == 32 and not win._busy_kinds()), 30, "the offer")
+               or (win.grid.trace() is not None and win.grid.trace().kernel == "user_gridless"
+                   and not win._busy_kinds()), 30, "the offer")
     assert win.banner.button("Trace programs 0:4 only") is not None, "no window was offered"
     assert "all 32 programs" in win.banner.text()
     qtbot.mouseClick(win.banner.button("Trace programs 0:4 only"), Qt.MouseButton.LeftButton)
-    wait_until(lambda: win.grid.trace().window == "programs 0..3 of 32", 30, "the offered window")
+    wait_until(lambda: win.grid.trace() is not None and win.grid.trace().window == "programs 0..3 of 32", 30,
+               "the offered window")
     edit.clear()
     wait_idle(win)
 
@@ -351,7 +359,7 @@ import torch
 import triton
 import triton.language as tl
 
-from kernels.params import block, dtype_param, num_stages, num_warps, shape
+from kernels.data.params import block, dtype_param, num_stages, num_warps, shape
 from kernels.spec import KernelSpec, register
 
 
@@ -416,7 +424,7 @@ def test_errors_show_a_message_and_the_next_run_works(qtbot, win, tmp_path):
     assert win.banner.topic() != "run"
 
     # a validation error the worker reports names its field: the field is marked, the message shown
-    win._show_error(ErrorInfo("validation", "N=500 is too large for this device", field="N"), "run")
+    win.controller.show_error(ErrorInfo("validation", "N=500 is too large for this device", field="N"), "run")
     assert win.panel.is_marked("N") and "too large" in win.panel.error_for("N")
     assert "validation: N=500 is too large" in win.banner.text()
     type_into(qtbot, win, "N", "600")  # the next edit revalidates and clears the mark

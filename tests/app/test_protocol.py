@@ -24,7 +24,7 @@ from app.protocol import (
     read_frame,
     write_frame,
 )
-from kernels.results import CheckResult, ErrorInfo, RunRequest
+from kernels.data.results import CheckResult, ErrorInfo, Progress, RunRequest
 
 
 def _check(n: int = 1000) -> CheckResult:
@@ -68,7 +68,8 @@ def test_round_trip_keeps_dataclasses_and_arrays():
 
 
 def test_partial_reads_reassemble_frames():
-    msgs = [Reply(i, i, "progress", ("launch", i / 10)) for i in range(5)] + [Reply(9, 9, "result", _check(5000))]
+    msgs = ([Reply(i, i, "progress", Progress("tracing", i / 10, i, 10, "programs")) for i in range(5)]
+            + [Reply(9, 9, "result", _check(5000))])
     data = b"".join(encode(m) for m in msgs)
     # a blocking reader that gets 3 bytes at a time
     stream = _Trickle(data, 3)
@@ -76,7 +77,8 @@ def test_partial_reads_reassemble_frames():
     while (m := read_frame(stream)) is not None:
         got.append(m)
     assert [m.id for m in got] == [0, 1, 2, 3, 4, 9]
-    assert got[2].payload == ("launch", 0.2)
+    assert got[2].payload == Progress("tracing", 0.2, 2, 10, "programs")
+    assert got[2].payload.text() == "tracing 2/10 programs"
     # the incremental decoder fed in odd-sized chunks gives the same messages, none early
     dec = FrameDecoder()
     out = []
@@ -162,7 +164,7 @@ def test_torch_objects_cannot_cross_the_pipe():
         encode(Reply(1, 1, "result", {"dtype": FakeDtype()}))
     # and a frame that refers to torch anyway is refused on the reading side, stream kept in step
     body = _body(Reply(1, 1, "result", ErrorInfo("x", "y")))
-    body = body.replace(b"kernels.results", b"torch.results__")
+    body = body.replace(b"kernels.data.results", b"torch.data.results__")  # same length: still a pickle
     frame = struct.pack(">I", len(body)) + body
     with pytest.raises(PayloadError, match="torch"):
         read_frame(io.BytesIO(frame))

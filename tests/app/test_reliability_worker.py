@@ -28,8 +28,8 @@ from app.cli import main as cli_main
 from app.client import WorkerClient, WorkerError
 from app.history import History
 from app.protocol import Reply, read_frame
-from kernels.results import CheckResult, RunRequest, RunResult, SweepRequest
-from kernels.trace.model import TraceRequest
+from kernels.data.results import CheckResult, RunRequest, RunResult, SweepRequest
+from kernels.data.trace import TraceRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "benchmarks" / "fixtures"
@@ -221,7 +221,7 @@ def test_cli_timeout_ends_an_endless_kernel(capsys):
 _WRITER = textwrap.dedent('''
     import sys
     from app.history import History
-    from kernels.results import RunRequest, RunResult
+    from kernels.data.results import RunRequest, RunResult
     h = History.open(sys.argv[1])
     i = 0
     while True:

@@ -21,7 +21,7 @@ import pytest
 from app.client import WorkerClient, WorkerError
 from app.protocol import Reply, Request, encode, read_frame
 from app.worker import PROGRESS_HZ, _throttled, poisons_cuda
-from kernels.results import RunRequest, SweepRequest
+from kernels.data.results import Progress, RunRequest, SweepRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 #: a vector add whose interpreter launch takes seconds (4096 programs) and never checks cancel
@@ -46,7 +46,7 @@ class Recorder:
 
     def callbacks(self) -> dict:
         return dict(
-            on_progress=lambda g, s, f: self.add("progress", g, s, f),
+            on_progress=lambda g, p: self.add("progress", g, p),
             on_point=lambda g, p: self.add("point", g, p),
             on_result=lambda g, r: self.add("result", g, r),
             on_error=lambda g, e: self.add("error", g, e),
@@ -143,8 +143,9 @@ def test_interpreter_run_passes_through_the_worker(fresh):
     assert result.ok and result.check.passed and result.backend == "interpreter"
     assert result.check.n_elements == 98432 and result.grid == (97,)
     assert result.generation == gen  # the generation travelled into the request and back
-    stages = [e[2] for e in rec.of("progress", gen)]
-    assert stages and stages[0] == "compiling"
+    progress = [e[2] for e in rec.of("progress", gen)]
+    assert progress and all(isinstance(p, Progress) for p in progress), progress[:3]
+    assert progress[0].stage == "compiling"
     assert client.state == "ready" and client.hello["backends"]["default"] in ("gpu", "interpreter")
     assert "vector_add" in [i.name for i in client.hello["infos"]]
     # hello's versions are plain strings (torch.__version__ is a torch class)
@@ -330,8 +331,8 @@ def test_gui_side_never_imports_torch_triton_or_qt(worker_env):
         from app.client import WorkerClient
         from app.history import History
         from app.settings import Settings
-        from kernels.results import RunRequest
-        from kernels.trace.model import TraceRequest
+        from kernels.data.results import RunRequest
+        from kernels.data.trace import TraceRequest
 
         with WorkerClient() as c:
             r = c.call("run", RunRequest("vector_add", {"N": 5000}, backend="interpreter"), timeout=120)
@@ -425,13 +426,14 @@ def test_unknown_request_kind_is_an_error_reply_and_the_worker_goes_on():
 
 
 def test_progress_is_throttled():
-    sent: list[tuple[str, float]] = []
-    progress = _throttled(lambda s, f: sent.append((s, f)))
+    # a trace reports progress per few programs: the pipe (and the window) get ~20 a second
+    sent: list[Progress] = []
+    progress = _throttled(sent.append)
     t0 = time.monotonic()
     for i in range(20000):
-        progress("running", i / 20000)
+        progress(Progress("tracing", i / 20000, i, 20000, "programs"))
     elapsed = time.monotonic() - t0
-    assert sent[0] == ("running", 0.0)  # the first always goes out
+    assert sent[0] == Progress("tracing", 0.0, 0, 20000, "programs")  # the first always goes out
     assert len(sent) <= 1 + elapsed * PROGRESS_HZ + 1
 
 
@@ -452,7 +454,7 @@ _USER_FILE = textwrap.dedent('''
     import triton
     import triton.language as tl
 
-    from kernels.params import block, flag, shape
+    from kernels.data.params import block, flag, shape
     from kernels.spec import KernelSpec, register
 
     print("user kernel file imported")  # must land on stderr, not in the reply stream

@@ -6,8 +6,8 @@ out-of-bounds records with source lines, multiply-written elements) and optional
 (program grid + tile maps), a JSON summary and an NPZ of the raw arrays.
 
 Parameters are given as for ``run`` (``--param``, ``--shape``, ``--num-warps``, ``--num-stages``,
-``--dtype``, ``--file``; the flag parsing is ``app.cli``'s). ``--window A:B`` (linear program ids)
-or ``--window x0:x1,y0:y1`` (a box of the grid) traces only those programs.
+``--dtype``, ``--file``). ``--window A:B`` (linear program ids) or ``--window x0:x1,y0:y1`` (a box
+of the grid) traces only those programs.
 
 Exit status: 0 traced; 1 the kernel failed under the interpreter; 2 bad input. Failures print one
 ``error:`` line on stderr. No Qt is imported.
@@ -20,21 +20,18 @@ import json
 import sys
 from typing import Any
 
+from .common import EXIT_OK, CliError, error_exit, stderr_progress
+from .options import add_value_args, collect_values, get_spec
+from .output import to_jsonable
+
 __all__ = ["add_parser", "cmd_trace", "trace_summary", "trace_arrays"]
 
 
 def add_parser(subparsers: Any) -> None:
-    """Register the ``trace`` verb on ``app.cli``'s subparsers."""
+    """Register the ``trace`` verb."""
     p = subparsers.add_parser("trace", help="record which program touched which element (interpreter)",
                               description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("kernel", help="kernel name (see `tilescope list`)")
-    p.add_argument("--param", "-p", action="append", default=[], metavar="NAME=VALUE",
-                   help="any parameter, e.g. BLOCK_SIZE=256")
-    p.add_argument("--shape", "-s", action="append", default=[], metavar="NAME=VALUE",
-                   help="a problem size, e.g. N=1000")
-    p.add_argument("--num-warps", metavar="N", help="warps per program (no effect under the interpreter)")
-    p.add_argument("--num-stages", metavar="N", help="pipelining stages (no effect under the interpreter)")
-    p.add_argument("--dtype", metavar="DTYPE", help="fp32, fp16 or bf16")
+    add_value_args(p, block=256, n=1000, launch_note=" (no effect under the interpreter)")
     p.add_argument("--seed", type=int, default=0, help="input random seed")
     p.add_argument("--file", "-f", metavar="PATH", help="a kernel file that registers the kernel")
     p.add_argument("--window", "-w", metavar="A:B|x0:x1,y0:y1",
@@ -55,19 +52,8 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=cmd_trace)
 
 
-def _progress() -> Any:
-    def progress(stage: str, fraction: float) -> None:
-        print(f"\r[{fraction:4.0%}] {stage[:70]:<70}", end="", file=sys.stderr, flush=True)
-        if stage.startswith("deriving"):
-            print(file=sys.stderr)
-
-    return progress
-
-
-def cmd_trace(args: argparse.Namespace) -> int:
-    from app.cli import EXIT_OK, CliError, _collect, _error_exit, _spec
-    from kernels.trace import TraceRequest, Window, summary_lines
-    from kernels.trace.recorder import trace
+def _check_args(args: argparse.Namespace) -> None:
+    from kernels.data.trace import Window
 
     if args.n_sms < 1 or args.programs_per_sm < 1:
         raise CliError("--n-sms and --programs-per-sm must be at least 1")
@@ -78,18 +64,36 @@ def cmd_trace(args: argparse.Namespace) -> int:
             Window.parse(args.window)
         except ValueError as e:
             raise CliError(str(e)) from None
-    spec = _spec(args)
-    values = _collect(args, spec)
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from kernels.trace import TraceRequest, summary_lines, trace
+
+    _check_args(args)
+    spec = get_spec(args)
+    values = collect_values(args, spec)
     req = TraceRequest(kernel=spec.name, values=values, seed=args.seed, window=args.window,
                        user_file=args.file, n_sms=args.n_sms, programs_per_sm=args.programs_per_sm,
                        workers=args.workers, check_overflow=args.check_overflow)
-    progress = _progress() if sys.stderr.isatty() else None
+    progress = stderr_progress(end_stage="deriving") if sys.stderr.isatty() else None
     res = trace(req, progress=progress)
     if res.error is not None:
-        return _error_exit(res.error, args.verbose)
+        return error_exit(res.error, args.verbose)
     tr = res.trace
     if args.wave is not None and not 0 <= args.wave <= int(tr.wave.max()):
         raise CliError(f"--wave {args.wave}: the trace has waves 0..{int(tr.wave.max())}")
+    written = _write_files(args, tr)
+    if args.json == "-":
+        print(json.dumps(trace_summary(tr), indent=2, allow_nan=False))
+    else:
+        print("\n".join(summary_lines(tr, max_oob=args.max_oob)))
+        for path in written:
+            print(f"wrote {path}")
+    return EXIT_OK
+
+
+def _write_files(args: argparse.Namespace, tr: Any) -> list[str]:
+    """The --png, --npz and --json PATH files asked for; their paths."""
     written = []
     if args.png:
         from kernels.trace.render import render_png
@@ -104,21 +108,14 @@ def cmd_trace(args: argparse.Namespace) -> int:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(trace_summary(tr), fh, indent=2, allow_nan=False)
         written.append(args.json)
-    if args.json == "-":
-        print(json.dumps(trace_summary(tr), indent=2, allow_nan=False))
-    else:
-        print("\n".join(summary_lines(tr, max_oob=args.max_oob)))
-        for path in written:
-            print(f"wrote {path}")
-    return EXIT_OK
+    return written
 
 
 def trace_summary(tr: Any) -> dict[str, Any]:
     """JSON-ready summary: launch facts, per-tensor counts, OOB records, per-program stats."""
     import numpy as np
 
-    from app.cli import to_jsonable
-    from kernels.trace import OP_ATOMIC, OP_LOAD, OP_STORE
+    from kernels.data.trace import OP_ATOMIC, OP_LOAD, OP_STORE
 
     ev = tr.events
     tensors = []

@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kernels.params import ValidationError
-from kernels.results import KernelInfo
+from kernels.data.params import ValidationError
+from kernels.data.results import KernelInfo
 from views import theme
 
-from .session import combinations_breaking_rules, parse_axis_values, sweep_default_values
+from ..session import combinations_breaking_rules, parse_axis_values, sweep_default_values
 
 __all__ = ["SweepDialog", "parse_axis_values"]
 

@@ -1,0 +1,86 @@
+"""What the verbs of ``tilescope`` share: errors and exit codes, the progress line on stderr and
+the worker process behind ``--timeout``. The options that give a kernel its values are in
+``options``, the output helpers (JSON, tables, numbers) in ``output``. No Qt; the engine is
+imported inside the functions that need it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "CliError", "Failed", "Parser", "error_exit", "in_worker",
+           "stderr_progress"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: error kinds that mean "the input was wrong" (exit 2) rather than "the kernel failed" (exit 1)
+_USAGE_KINDS = {"validation", "user_file"}
+
+
+class CliError(Exception):
+    """Bad command-line input: printed as one ``error:`` line, exit status 2."""
+
+
+class Failed(Exception):
+    """A request that failed as a whole in the worker (timeout, crash): one error line, exit 1."""
+
+    def __init__(self, info: Any) -> None:
+        super().__init__(info.message)
+        self.info = info
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # one clear line instead of argparse's usage block
+        raise CliError(f"{message} (see {self.prog} --help)")
+
+
+def error_exit(err: Any, verbose: bool = False) -> int:
+    """Print ``err`` as one ``error:`` line (and its detail when ``verbose``); the exit status."""
+    print(f"error: {err.message}", file=sys.stderr)
+    if verbose and getattr(err, "detail", ""):
+        print(err.detail, file=sys.stderr)
+    return EXIT_USAGE if _is_usage(err) else EXIT_FAILED
+
+
+def _is_usage(err: Any) -> bool:
+    """Input the user can fix (a kind of bad input, or an error that marks a parameter)."""
+    return err.kind in _USAGE_KINDS or getattr(err, "field", None) is not None
+
+
+def stderr_progress(end_stage: str = "") -> Any:
+    """A ``progress(Progress)`` callback drawing one updating line on stderr; the line ends at a
+    fraction of 1 (or, given ``end_stage``, when a stage starting with it begins)."""
+
+    def progress(p: Any) -> None:
+        print(f"\r[{p.fraction:4.0%}] {p.text()[:70]:<70}", end="", file=sys.stderr, flush=True)
+        if (p.stage.startswith(end_stage) if end_stage else p.fraction >= 1.0):
+            print(file=sys.stderr)
+
+    return progress
+
+
+# ---------------------------------------------------------------------------------------------
+# --timeout: the request runs in a worker process
+
+
+def in_worker(kind: str, req: Any, timeout_s: float) -> Any:
+    """Run ``req`` in a worker child process that is killed after ``timeout_s`` (the in-process
+    engine cannot stop a kernel that never ends: a GPU hang never returns to Python)."""
+    from ..client import WorkerClient, WorkerError
+
+    if not timeout_s > 0:
+        raise CliError(f"--timeout must be a positive number of seconds, got {timeout_s:g}")
+    with WorkerClient(default_timeout_s=timeout_s) as client:
+        if not client.wait_ready(300):
+            tail = " | ".join(client.stderr_tail(3))
+            raise CliError(f"the worker process did not start{': ' + tail if tail else ''}")
+        if req.user_file:
+            try:
+                client.call("load_file", req.user_file, timeout=max(timeout_s, 60.0))
+            except WorkerError as e:
+                raise CliError(e.info.message) from None
+        try:
+            return client.call(kind, req)
+        except WorkerError as e:
+            raise Failed(e.info) from None

@@ -1,0 +1,77 @@
+"""The window's panels as dock widgets, so ``saveState``/``restoreState`` keep the user's
+arrangement: where each panel sits by default, how big, and putting them all back."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
+
+__all__ = ["Docks"]
+
+_L, _R, _B = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
+              Qt.DockWidgetArea.BottomDockWidgetArea)
+
+
+class Docks:
+    """Kernels and parameters on the left, plots and history (tabbed with compile facts) on the
+    right, source and correctness along the bottom; each has a toggle in ``menu``.
+
+    The left column runs the full height; the bottom strip runs under the grid and the right
+    column. The correctness panel (a form beside an error map) is wide and short, so it sits in
+    the bottom strip next to the source; the right column keeps the plots and the history. At
+    1600 px the grid then has room for three 128-wide tile maps side by side."""
+
+    def __init__(self, win: QMainWindow, menu: QMenu, *, kernels: QWidget, params: QWidget, plots: QWidget,
+                 history: QWidget, compile_facts: QWidget, source: QWidget, correctness: QWidget) -> None:
+        self._win = win
+        self._menu = menu
+        win.setCorner(Qt.Corner.TopLeftCorner, _L)
+        win.setCorner(Qt.Corner.BottomLeftCorner, _L)
+        win.setCorner(Qt.Corner.TopRightCorner, _R)
+        win.setCorner(Qt.Corner.BottomRightCorner, _B)
+        self.kernels = self._dock("Kernels", "dock_kernels", kernels, _L)
+        self.params = self._dock("Parameters", "dock_params", params, _L)
+        self.plots = self._dock("Throughput / Sweep", "dock_plots", plots, _R)
+        self.history = self._dock("History", "dock_history", history, _R)
+        self.compile = self._dock("Compile", "dock_compile", compile_facts, _R)
+        self.source = self._dock("Source", "dock_source", source, _B)
+        self.correctness = self._dock("Correctness", "dock_correctness", correctness, _B)
+        win.splitDockWidget(self.kernels, self.params, Qt.Orientation.Vertical)
+        win.splitDockWidget(self.plots, self.history, Qt.Orientation.Vertical)
+        win.tabifyDockWidget(self.history, self.compile)
+        self.history.raise_()
+        win.splitDockWidget(self.source, self.correctness, Qt.Orientation.Horizontal)
+        #: the arrangement Reset layout puts back (set once the window has its default sizes)
+        self.default_state = QByteArray()
+
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        d = QDockWidget(title, self._win)
+        d.setObjectName(name)  # saveState/restoreState find docks by object name
+        d.setWidget(widget)
+        d.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                      | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                      | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self._win.addDockWidget(area, d)
+        self._menu.addAction(d.toggleViewAction())
+        return d
+
+    def all(self) -> list[QDockWidget]:
+        return [self.kernels, self.params, self.plots, self.correctness, self.source, self.history, self.compile]
+
+    def apply_default_sizes(self) -> None:
+        win = self._win
+        w, h = max(win.width(), 1200), max(win.height(), 800)
+        win.resizeDocks([self.kernels], [int(w * 0.17)], Qt.Orientation.Horizontal)
+        win.resizeDocks([self.plots], [int(w * 0.3)], Qt.Orientation.Horizontal)
+        win.resizeDocks([self.kernels, self.params], [int(h * 0.3), int(h * 0.7)], Qt.Orientation.Vertical)
+        win.resizeDocks([self.plots, self.history], [int(h * 0.38), int(h * 0.3)], Qt.Orientation.Vertical)
+        win.resizeDocks([self.source], [int(h * 0.29)], Qt.Orientation.Vertical)
+        win.resizeDocks([self.source, self.correctness], [int(w * 0.4), int(w * 0.43)], Qt.Orientation.Horizontal)
+
+    def reset(self) -> None:
+        """Put every panel back where it started, shown, at its default size."""
+        if not self.default_state.isEmpty():
+            self._win.restoreState(self.default_state)
+        for d in self.all():
+            d.show()
+        self.apply_default_sizes()

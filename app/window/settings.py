@@ -1,0 +1,55 @@
+"""The window's side of the user settings (``app.settings``): its geometry and dock layout, the
+values last used, and the run timeout dialog."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QByteArray
+from PySide6.QtWidgets import QInputDialog, QMainWindow, QWidget
+
+from ..settings import Settings
+
+__all__ = ["ask_timeout", "restore_window", "save_window"]
+
+#: the window's size before the user's geometry is restored (the default dock sizes follow it)
+DEFAULT_SIZE = (1600, 1000)
+
+
+def restore_window(win: QMainWindow, settings: Settings, apply_default_sizes: Callable[[], Any]) -> QByteArray:
+    """Lay the window out by default, then restore the user's geometry and dock arrangement;
+    returns the default arrangement (what Reset layout puts back)."""
+    win.resize(*DEFAULT_SIZE)
+    apply_default_sizes()
+    default = win.saveState()
+    geo = settings.window_geometry_bytes
+    if geo:
+        win.restoreGeometry(QByteArray(geo))
+    state = settings.window_state_bytes
+    if state:
+        win.restoreState(QByteArray(state))
+    return default
+
+
+def save_window(win: QMainWindow, settings: Settings, *, live: bool, kernel: str | None,
+                values: dict[str, Any] | None) -> None:
+    """Store the window's geometry and layout, the live switch and the shown kernel's values, and
+    write the settings file (a read-only config folder must not stop the window from closing)."""
+    settings.window_geometry_bytes = bytes(win.saveGeometry().data())
+    settings.window_state_bytes = bytes(win.saveState().data())
+    settings.live = live
+    if kernel and values is not None:
+        settings.remember(kernel, values)
+    try:
+        settings.save()
+    except OSError as e:
+        print(f"tilescope: could not save the settings: {e}", file=sys.stderr)
+
+
+def ask_timeout(parent: QWidget, current: float) -> float | None:
+    """Ask for the run timeout in seconds; None when the user cancels."""
+    v, ok = QInputDialog.getDouble(parent, "Run timeout", "Seconds a run or trace may take before the "
+                                   "worker is restarted:", current, 1.0, 86400.0, 0)
+    return float(v) if ok else None
