@@ -71,6 +71,7 @@ def _startup_child() -> None:
     app = QApplication(sys.argv[:1])
     t_qt = time.time()
     import app.gui as gui
+    import app.main_window as mw
 
     t_import = time.time()
     marks: dict[str, float] = {}
