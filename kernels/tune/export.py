@@ -271,6 +271,32 @@ def _kernel_imports(spec: KernelSpec, user_file: str | None) -> list[str]:
     return lines
 
 
+_LAUNCH = """def _launch(tensors, cfg):
+    if all(t.device.type == 'cuda' for t in tensors.values() if isinstance(t, torch.Tensor)):
+        SPEC.run_launch({K}, tensors, cfg)
+        return
+    from kernels.backends import resolve  # not on a GPU: Triton's interpreter, through Tilescope
+
+    with resolve('interpreter').activate(SPEC.kernels) as K:
+        SPEC.run_launch(K, tensors, cfg)"""
+
+_SELF_CHECK = """def _self_check(argv):
+    values = {{**FIXED, **CONFIG, **dict(a.split('=', 1) for a in argv)}}
+    cfg = SPEC.config(values)
+    device = 'cuda' if torch.cuda.is_available() else 'cpu'
+    t = SPEC.make_inputs(dict(cfg), device, torch.Generator().manual_seed(0))
+    {got}
+    refs = SPEC.reference(t, cfg)
+    atol, rtol = SPEC.tolerance(cfg)
+    for name, out in zip(OUTPUTS, got):
+        torch.testing.assert_close(out.double(), refs[name].double().to(out.device), atol=atol, rtol=rtol)
+    print(f'ok: {fname} matches the reference on {{device}} at ' + ', '.join(f'{{k}}={{v}}' for k, v in cfg.items()))
+
+
+if __name__ == '__main__':
+    _self_check(sys.argv[1:])"""
+
+
 def triton_op_text(spec: KernelSpec, result: SweepResult, op_name: str | None = None, top: int = 5,
                    functional: bool | None = None) -> str:
     """A runnable module: a ``torch.library.triton_op`` launching the winner's config. It returns
@@ -364,14 +390,7 @@ def triton_op_text(spec: KernelSpec, result: SweepResult, op_name: str | None = 
         f"_DTYPES = {{{', '.join(f'torch.{k}: {v!r}' for k, v in _DTYPE_NAMES.items())}}}",
         "",
         "",
-        "def _launch(tensors, cfg):",
-        "    if all(t.device.type == 'cuda' for t in tensors.values() if isinstance(t, torch.Tensor)):",
-        f"        SPEC.run_launch({'with_options(wrap_triton, EXTRA)' if extra else 'wrap_triton'}, tensors, cfg)",
-        "        return",
-        "    from kernels.backends import resolve  # not on a GPU: Triton's interpreter, through Tilescope",
-        "",
-        "    with resolve('interpreter').activate(SPEC.kernels) as K:",
-        "        SPEC.run_launch(K, tensors, cfg)",
+        *_LAUNCH.format(K="with_options(wrap_triton, EXTRA)" if extra else "wrap_triton").splitlines(),
         "",
         "",
         f"@triton_op({op!r}, mutates_args={() if functional else tuple(b.outputs)!r})",
@@ -380,21 +399,7 @@ def triton_op_text(spec: KernelSpec, result: SweepResult, op_name: str | None = 
         *body,
         "",
         "",
-        "def _self_check(argv):",
-        "    values = {**FIXED, **CONFIG, **dict(a.split('=', 1) for a in argv)}",
-        "    cfg = SPEC.config(values)",
-        "    device = 'cuda' if torch.cuda.is_available() else 'cpu'",
-        "    t = SPEC.make_inputs(dict(cfg), device, torch.Generator().manual_seed(0))",
-        f"    {got}",
-        "    refs = SPEC.reference(t, cfg)",
-        "    atol, rtol = SPEC.tolerance(cfg)",
-        "    for name, out in zip(OUTPUTS, got):",
-        "        torch.testing.assert_close(out.double(), refs[name].double().to(out.device), atol=atol, rtol=rtol)",
-        f"    print(f'ok: {fname} matches the reference on {{device}} at ' + ', '.join(f'{{k}}={{v}}' for k, v in cfg.items()))",
-        "",
-        "",
-        "if __name__ == '__main__':",
-        "    _self_check(sys.argv[1:])",
+        *_SELF_CHECK.format(got=got, fname=fname).splitlines(),
     ]
     return "\n".join(lines) + "\n"
 
