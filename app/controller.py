@@ -550,6 +550,10 @@ class Controller:
         if not loaded:
             return
         self.view.show_status(f"loaded {', '.join(i.name for i in loaded)} from {loaded[0].origin}", 10000)
+        script = payload.get("script")
+        if script is not None:  # a plain script: say what its run gave, its prints as the details
+            self.view.show_message(script_summary(script), "warning" if script.error else "info",
+                                   details=script.log or "(the script printed nothing)", topic="file")
         cur = self.session.kernel
         if cur in {i.name for i in loaded}:
             # reloaded: the source (and maybe the parameters) changed; keep the values typed
@@ -560,3 +564,18 @@ class Controller:
             self.select_kernel(loaded[0].name)
         for i in loaded:
             self.view.watch_file(self.session.user_file(i.name))
+
+
+def script_summary(script: Any) -> str:
+    """One paragraph on a captured plain script: its launches, how it ended, what it printed."""
+    n = len(script.launches)
+    parts = [f"Ran {os.path.basename(script.path)}: {n} launch{'es' if n != 1 else ''} captured "
+             f"({', '.join(f'#{r.index + 1} {r.kernel} grid {chr(215).join(map(str, r.grid))}' for r in script.launches)})."]
+    if script.stopped:
+        parts.append(script.stopped[0].upper() + script.stopped[1:] + ".")
+    if script.error:
+        parts.append(f"The script raised {script.error}; the launches before it are kept.")
+    parts.extend(script.notes)
+    if script.log_lines:
+        parts.append(f"It printed {script.log_lines:,} line(s): see Details.")
+    return " ".join(parts)

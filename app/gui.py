@@ -21,6 +21,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tilescope", description="Open the Tilescope window.")
     parser.add_argument("--kernel", "-k", help="kernel to show first (default: the last one used)")
     parser.add_argument("--reset-layout", action="store_true", help="ignore the saved window layout")
+    parser.add_argument("--file", "-f", metavar="PATH",
+                        help="open this file: a plain Triton script (its launches captured) or a kernel file")
     args, qt_args = parser.parse_known_args(args_list)
     app = QApplication.instance() or QApplication([sys.argv[0], *qt_args])
     app.setApplicationName("Tilescope")
@@ -30,6 +32,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings.window_geometry = settings.window_state = ""
     win = MainWindow(settings=settings, initial_kernel=args.kernel)
     win.show()
+    if args.file:
+        win.open_kernel_file(args.file)
     code = int(app.exec())
     win.worker.close()  # closeEvent did it, unless the loop ended another way (a signal, quit())
     # delete the window while Qt is still whole: left to the interpreter's teardown, PySide may

@@ -359,9 +359,12 @@ def _trace(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
 
 def _load_file(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
     from kernels import userfile
+    from kernels.script import SCRIPTS
 
     specs = userfile.load(req.payload)  # KernelSpecs hold jit functions: send their infos
-    return {"loaded": [s.info() for s in specs], "infos": srv.engine.infos()}
+    script = SCRIPTS.get(specs[0].origin) if specs else None  # a plain script: what its capture saw
+    return {"loaded": [s.info() for s in specs], "infos": srv.engine.infos(),
+            "script": script[0] if script is not None else None}
 
 
 _HANDLERS: dict[str, Callable[[Server, Request, Any, Any], Any]] = {

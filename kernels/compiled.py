@@ -14,6 +14,9 @@ Occupancy follows the CUDA occupancy calculator's rules (``cuda_occupancy.h``):
   warps      ``floor(max_warps_per_sm / num_warps)``;
   blocks     the hardware's cap on resident blocks per SM (32 on sm_90).
 The smallest wins; waves = programs / (SMs * programs per SM).
+
+Compiling for a chosen GPU on a machine without one (``compile_for_target``,
+``compile_jit_for_target``) lives in ``kernels.compile_target``, which builds on this module.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from .data.errors import first_line
 from .data.results import CompileFacts
 from .device import DeviceLimits
 
-__all__ = ["ASM_KINDS", "Occupancy", "asm_texts", "compile_facts", "occupancy", "registers_from_cubin", "waves"]
+__all__ = ["ASM_KINDS", "Occupancy", "add_occupancy", "asm_texts", "compile_facts", "kernel_facts", "occupancy",
+           "registers_from_cubin", "resource_usage", "waves"]
 
 #: the IR texts shipped to the GUI, in pipeline order
 ASM_KINDS = ("ttir", "ttgir", "llir", "ptx", "sass")
@@ -128,51 +132,62 @@ def _cuobjdump() -> str | None:
     return shutil.which("cuobjdump")
 
 
-def _sass(cubin: bytes, name: str | None) -> tuple[str, str]:
-    """SASS text of a cubin via ``cuobjdump -sass``, without the hex encodings; or ("", why)."""
+def _run_cuobjdump(option: str, cubin: bytes) -> tuple[str | None, str]:
+    """(stdout, "") of ``cuobjdump <option>`` on a cubin, or (None, why it failed)."""
     tool = _cuobjdump()
     if tool is None:
-        return "", "cuobjdump not found (neither Triton's bundled one nor on PATH)"
+        return None, "cuobjdump not found (neither Triton's bundled one nor on PATH)"
     try:
         with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
             f.write(cubin)
             f.flush()
-            done = subprocess.run([tool, "-sass", f.name], capture_output=True, text=True, timeout=60)
+            done = subprocess.run([tool, option, f.name], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError) as e:
-        return "", f"cuobjdump failed: {first_line(str(e))}"
+        return None, f"cuobjdump failed: {first_line(str(e))}"
     if done.returncode != 0:
-        return "", f"cuobjdump failed: {first_line(done.stderr) or done.returncode}"
+        return None, f"cuobjdump failed: {first_line(done.stderr) or done.returncode}"
+    return done.stdout, ""
+
+
+def _sass(cubin: bytes, name: str | None) -> tuple[str, str]:
+    """SASS text of a cubin via ``cuobjdump -sass``, without the hex encodings; or ("", why)."""
+    out, why = _run_cuobjdump("-sass", cubin)
+    if out is None:
+        return "", why
     lines = []
-    for line in done.stdout.splitlines():
+    for line in out.splitlines():
         if _ENCODING.match(line):
             continue
         m = _INSTR.match(line)
         lines.append(f"{m.group(1)}  {m.group(2)}" if m else line.strip())
     text = "\n".join(lines).strip()
-    if not any(_INSTR.match(ln) for ln in done.stdout.splitlines()):
+    if not any(_INSTR.match(ln) for ln in out.splitlines()):
         return "", "cuobjdump printed no instructions"
     return text + "\n", ""
 
 
+def resource_usage(cubin: bytes) -> dict[str, int] | None:
+    """The cubin's resource usage from ``cuobjdump -res-usage`` (works without a GPU):
+    ``{"REG": registers per thread, "LOCAL": local memory bytes per thread, "STACK": ...,
+    "SHARED": static shared bytes, ...}`` of its (first) kernel; None when it cannot be read."""
+    out, _ = _run_cuobjdump("-res-usage", cubin)
+    m = re.search(r"Function [^\n]*:\s*\n([^\n]*)", out or "")
+    usage = {k: int(v) for k, v in re.findall(r"\b([A-Z]+):(\d+)", m.group(1))} if m else {}
+    return usage if "REG" in usage else None
+
+
 def registers_from_cubin(cubin: bytes) -> int | None:
     """Registers per thread from ``cuobjdump -res-usage`` (works without a GPU), or None."""
-    tool = _cuobjdump()
-    if tool is None:
-        return None
-    try:
-        with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
-            f.write(cubin)
-            f.flush()
-            done = subprocess.run([tool, "-res-usage", f.name], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    m = re.search(r"\bREG:(\d+)", done.stdout)
-    return int(m.group(1)) if m else None
+    usage = resource_usage(cubin)
+    return usage["REG"] if usage else None
 
 
-def compile_facts(ck: Any, n_programs: int, limits: DeviceLimits | None,
-                  keep_asm: bool = True) -> tuple[CompileFacts, list[str]]:
-    """CompileFacts from what ``kernel[grid](...)`` returned, plus notes for the user."""
+def kernel_facts(ck: Any, keep_asm: bool = True) -> tuple[CompileFacts, list[str]]:
+    """CompileFacts of a CompiledKernel without the occupancy (``add_occupancy``), plus notes.
+
+    ``n_regs`` / ``n_spills`` come from the loaded binary after a launch; a kernel compiled but
+    never loaded (no GPU) has them read from its cubin instead: registers and local memory per
+    thread, spills = local bytes / 4 as Triton's driver computes them."""
     notes: list[str] = []
     md = getattr(ck, "metadata", None)
     num_warps = int(getattr(md, "num_warps", 0) or 0)
@@ -184,21 +199,32 @@ def compile_facts(ck: Any, n_programs: int, limits: DeviceLimits | None,
     if n_regs is None:  # compiled but never loaded (no GPU): ask the cubin itself
         asm = getattr(ck, "asm", None) or {}
         cubin = asm.get("cubin") if hasattr(asm, "get") else None
-        if isinstance(cubin, (bytes, bytearray)):
-            n_regs = registers_from_cubin(bytes(cubin))
-            if n_regs is not None:
-                notes.append("register count read from the cubin (cuobjdump -res-usage)")
+        usage = resource_usage(bytes(cubin)) if isinstance(cubin, (bytes, bytearray)) else None
+        if usage is not None:
+            n_regs = usage["REG"]
+            if n_spills is None and "LOCAL" in usage:
+                n_spills = usage["LOCAL"] // 4
+            notes.append("registers and spills read from the cubin (cuobjdump -res-usage)")
     facts = CompileFacts(
         n_regs=int(n_regs) if n_regs is not None else None,
         n_spills=int(n_spills) if n_spills is not None else None,
         shared_bytes=int(shared) if shared is not None else None,
-        num_warps=num_warps, num_stages=num_stages, n_programs=int(n_programs),
+        num_warps=num_warps, num_stages=num_stages,
     )
     if n_spills:
         notes.append(f"{n_spills} registers spilled to local memory: slower loads and stores")
     if keep_asm:
         facts.asm, asm_notes = asm_texts(ck)
         notes.extend(asm_notes)
+    return facts, notes
+
+
+def add_occupancy(facts: CompileFacts, n_programs: int, limits: DeviceLimits | None) -> list[str]:
+    """Fill ``facts``' occupancy and waves for ``n_programs`` programs on a GPU with ``limits``;
+    returns notes for the user."""
+    notes: list[str] = []
+    facts.n_programs = int(n_programs)
+    num_warps = facts.num_warps
     if limits is not None and num_warps > 0:
         occ = occupancy(facts.n_regs, num_warps, facts.shared_bytes, limits)
         facts.programs_per_sm = occ.programs_per_sm
@@ -214,4 +240,12 @@ def compile_facts(ck: Any, n_programs: int, limits: DeviceLimits | None,
             tail = facts.waves - math.floor(facts.waves)
             if facts.waves > 1 and 0 < tail < 0.5:
                 notes.append(f"{facts.waves:.2f} waves: the last wave keeps only {tail:.0%} of the GPU busy")
+    return notes
+
+
+def compile_facts(ck: Any, n_programs: int, limits: DeviceLimits | None,
+                  keep_asm: bool = True) -> tuple[CompileFacts, list[str]]:
+    """CompileFacts from what ``kernel[grid](...)`` returned, plus notes for the user."""
+    facts, notes = kernel_facts(ck, keep_asm)
+    notes.extend(add_occupancy(facts, n_programs, limits))
     return facts, notes

@@ -23,7 +23,9 @@ __all__ = [
     "Peaks",
     "cache_dir",
     "device_facts",
+    "capability_entry",
     "limits_for_capability",
+    "reference_gpu",
     "measure_peaks",
     "peaks",
 ]
@@ -53,6 +55,7 @@ class DeviceLimits:
 # from the CUDA C Programming Guide's "compute capabilities" table.
 _CC_TABLE: dict[tuple[int, int], tuple[int, int, int, int]] = {
     (7, 0): (98304, 98304, 64, 32),
+    (7, 2): (98304, 98304, 64, 32),
     (7, 5): (65536, 65536, 32, 16),
     (8, 0): (167936, 166912, 64, 32),
     (8, 6): (102400, 101376, 48, 16),
@@ -60,20 +63,54 @@ _CC_TABLE: dict[tuple[int, int], tuple[int, int, int, int]] = {
     (8, 9): (102400, 101376, 48, 24),
     (9, 0): (233472, 232448, 64, 32),
     (10, 0): (233472, 232448, 64, 32),
+    (10, 3): (233472, 232448, 64, 32),
     (12, 0): (102400, 101376, 48, 32),
+    (12, 1): (102400, 101376, 48, 32),
+}
+
+#: one well-known GPU of each compute capability, (name, SMs): the SM count that waves use when
+#: facts are computed for a target on a machine without that GPU (an SM count is a property of
+#: the product, not of the architecture: an L4 and an RTX 4090 are both sm_89)
+_REFERENCE_GPUS: dict[tuple[int, int], tuple[str, int]] = {
+    (7, 0): ("Tesla V100", 80),
+    (7, 2): ("Jetson AGX Xavier", 8),
+    (7, 5): ("Tesla T4", 40),
+    (8, 0): ("A100", 108),
+    (8, 6): ("GeForce RTX 3090", 82),
+    (8, 7): ("Jetson AGX Orin", 16),
+    (8, 9): ("GeForce RTX 4090", 128),
+    (9, 0): ("H100 SXM / H200", 132),
+    (10, 0): ("B200", 148),
+    (12, 0): ("GeForce RTX 5090", 170),
+    (12, 1): ("GB10 (DGX Spark)", 48),
 }
 
 
-def limits_for_capability(major: int, minor: int, n_sms: int) -> DeviceLimits:
-    """Limits for a compute capability when the driver does not report them."""
+def capability_entry(major: int, minor: int) -> tuple[int, int]:
+    """The row of the limits table used for a compute capability: its own, else the nearest
+    older one (the same major first), else the oldest."""
     key = (major, minor)
-    if key not in _CC_TABLE:  # nearest older entry of the same major, else the newest known
-        same = [k for k in _CC_TABLE if k[0] == major and k <= key]
-        key = max(same) if same else max(_CC_TABLE)
-    smem_sm, smem_blk, warps, blocks = _CC_TABLE[key]
+    if key in _CC_TABLE:
+        return key
+    older = [k for k in _CC_TABLE if k <= key]
+    same = [k for k in older if k[0] == major]
+    return max(same) if same else max(older) if older else min(_CC_TABLE)
+
+
+def limits_for_capability(major: int, minor: int, n_sms: int) -> DeviceLimits:
+    """Limits for a compute capability when the driver does not report them (a capability not
+    in the table gets the row of ``capability_entry``)."""
+    smem_sm, smem_blk, warps, blocks = _CC_TABLE[capability_entry(major, minor)]
     return DeviceLimits(n_sms=n_sms, shared_per_sm=smem_sm, shared_per_block=smem_blk,
                         max_warps_per_sm=warps, max_blocks_per_sm=blocks,
                         shared_reserved_per_block=1024 if major >= 8 else 0)
+
+
+def reference_gpu(major: int, minor: int) -> tuple[str, int] | None:
+    """(name, SMs) of a well-known GPU of this compute capability, else of the nearest older one
+    of the same major (sm_103 gets the B200), else None."""
+    same = [k for k in _REFERENCE_GPUS if k[0] == major and k <= (major, minor)]
+    return _REFERENCE_GPUS[max(same)] if same else None
 
 
 @dataclass

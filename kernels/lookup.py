@@ -6,7 +6,7 @@ from . import userfile
 from .data.results import KernelInfo
 from .spec import REGISTRY, KernelSpec
 
-__all__ = ["get_spec", "infos", "load_catalog"]
+__all__ = ["get_spec", "infos", "load_catalog", "spec_of_file"]
 
 _catalog_loaded = False
 
@@ -31,3 +31,15 @@ def infos() -> list[KernelInfo]:
     """KernelInfo of every registered kernel (the catalog, and user files loaded so far)."""
     load_catalog()
     return [s.info() for s in REGISTRY]
+
+
+def spec_of_file(path: str, launch: int = 1) -> KernelSpec:
+    """The ``launch``-th kernel (1-based) a user file gives: its N-th captured launch for a plain
+    script, its N-th registered spec for a file of specs."""
+    from .data.params import ValidationError
+
+    specs = userfile.ensure_loaded(path)
+    if not 1 <= launch <= len(specs):
+        raise ValidationError(f"{path} gives {len(specs)} kernel launch(es); --launch {launch} is not one of "
+                              f"1..{len(specs)}", "launch")
+    return specs[launch - 1]

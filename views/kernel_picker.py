@@ -71,16 +71,19 @@ class _KernelDelegate(QStyledItemDelegate):
         painter.save()
         painter.setFont(bold)
         painter.setPen(fg)
-        title_rect = QRect(r.left(), r.top(), r.width(), fm_b.height())
-        painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         fm_b.elidedText(title, Qt.TextElideMode.ElideRight, r.width()))
-        if _is_user(origin):
-            tag = f"[{os.path.basename(origin)}]"
-            tx = r.left() + min(fm_b.horizontalAdvance(title) + 8, r.width() - fm_b.horizontalAdvance(tag))
+        tag = f"[{os.path.basename(origin)}]" if _is_user(origin) else ""
+        # the file tag keeps its room (up to half the row): the title is elided before it, never under it
+        tag_w = min(QFontMetrics(opt.font).horizontalAdvance(tag) + 8, r.width() // 2) if tag else 0
+        shown = fm_b.elidedText(title, Qt.TextElideMode.ElideRight, r.width() - tag_w)
+        title_rect = QRect(r.left(), r.top(), r.width() - tag_w, fm_b.height())
+        painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, shown)
+        if tag:
+            tx = r.left() + fm_b.horizontalAdvance(shown) + 8
             painter.setPen(fg if selected else theme.qcolor(theme.ACCENT_WARN))
             painter.setFont(opt.font)
             painter.drawText(QRect(tx, r.top(), r.right() - tx, fm_b.height()),
-                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, tag)
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             QFontMetrics(opt.font).elidedText(tag, Qt.TextElideMode.ElideMiddle, r.right() - tx))
         painter.setFont(opt.font)
         fm = QFontMetrics(opt.font)
         sub = pal.color(QPalette.ColorRole.HighlightedText) if selected else theme.qcolor("#666666")
@@ -124,7 +127,7 @@ class KernelPicker(QWidget):
         self._user_files: list[str] = []
 
         self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Filter kernels…")
+        self.search.setPlaceholderText(self.tr("Filter kernels…"))
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._proxy.set_query)
         self.search.returnPressed.connect(self._pick_first_visible)
@@ -136,12 +139,12 @@ class KernelPicker(QWidget):
         self.list.setUniformItemSizes(True)
         self.list.selectionModel().currentChanged.connect(self._on_current)
 
-        self.open_button = QPushButton(theme.icon("open"), "Open kernel file…", self)
-        self.open_button.setToolTip("Load a Python file that registers Triton kernels (@register)")
+        self.open_button = QPushButton(theme.icon("open"), self.tr("Open kernel file…"), self)
+        self.open_button.setToolTip(self.tr("Load a Python file that registers Triton kernels (@register)"))
         self.open_button.clicked.connect(self._choose_file)
-        self.reload_button = QPushButton(theme.icon("reload"), "Reload", self)
+        self.reload_button = QPushButton(theme.icon("reload"), self.tr("Reload"), self)
         self.reload_button.clicked.connect(self._on_reload)
-        self.empty_label = QLabel("No kernel matches the filter.", self)
+        self.empty_label = QLabel(self.tr("No kernel matches the filter."), self)
         self.empty_label.setStyleSheet("color: #666;")
         self.empty_label.hide()
 
@@ -177,9 +180,10 @@ class KernelPicker(QWidget):
                 it.setData(k.origin, ORIGIN_ROLE)
                 file_part = os.path.basename(k.origin) if _is_user(k.origin) else ""
                 it.setData(" ".join([k.title, k.summary, k.name, file_part]).lower(), SEARCH_ROLE)
-                tip = f"<b>{k.title}</b> <code>{k.name}</code><br>{k.summary}<br>metric: {k.metric}"
+                tip = f"<b>{k.title}</b> <code>{k.name}</code><br>{k.summary}<br>" + self.tr(
+                    "metric: {metric}").format(metric=k.metric)
                 if _is_user(k.origin):
-                    tip += f"<br>from <code>{k.origin}</code>"
+                    tip += "<br>" + self.tr("from {file}").format(file=f"<code>{k.origin}</code>")
                     if k.origin not in self._user_files:
                         self._user_files.append(k.origin)
                 it.setToolTip(tip)
@@ -240,7 +244,8 @@ class KernelPicker(QWidget):
             self.list.setFocus()
 
     def _choose_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open kernel file", "", "Python files (*.py);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open kernel file"), "",
+                                              self.tr("Python files (*.py);;All files (*)"))
         if path:
             self.openFileRequested.emit(path)
 
@@ -260,16 +265,17 @@ class KernelPicker(QWidget):
         target = self._reload_target()
         self.reload_button.setEnabled(target is not None)
         if target is None:
-            self.reload_button.setText("Reload")
-            self.reload_button.setToolTip("Reload is for kernels loaded from your own file")
+            self.reload_button.setText(self.tr("Reload"))
+            self.reload_button.setToolTip(self.tr("Reload is for kernels loaded from your own file"))
             self.reload_button.setStyleSheet("")
         elif self._file_changed:
-            self.reload_button.setText("Reload (changed on disk)")
-            self.reload_button.setToolTip(f"{target} changed since it was loaded: reload to use the new code")
+            self.reload_button.setText(self.tr("Reload (changed on disk)"))
+            self.reload_button.setToolTip(self.tr("{file} changed since it was loaded: reload to use the new code")
+                                          .format(file=target))
             self.reload_button.setStyleSheet(f"QPushButton {{ color: {theme.ACCENT_WARN}; font-weight: bold; }}")
         else:
-            self.reload_button.setText("Reload")
-            self.reload_button.setToolTip(f"Load {target} again")
+            self.reload_button.setText(self.tr("Reload"))
+            self.reload_button.setToolTip(self.tr("Load {file} again").format(file=target))
             self.reload_button.setStyleSheet("")
 
     def _update_empty(self, *_: Any) -> None:

@@ -1,9 +1,10 @@
-"""``tilescope`` on the command line: list, run, bench, sweep, trace.
+"""``tilescope`` on the command line: list, open, run, bench, sweep, trace.
 
 The verbs run the engine in this process and print a table or ``--json``; no Qt is imported.
 With no verb the GUI opens (``app.gui``, imported only then).
 
-One module per verb (``listing``, ``run``, ``bench``, ``sweep``, ``trace``), each with its
+``tilescope FILE.py`` opens the window with that file. One module per verb (``listing``,
+``open_script``, ``run``, ``bench``, ``sweep``, ``trace``), each with its
 ``add_parser(subparsers)`` and ``cmd_*(args)``; what they share is in ``common`` (errors, exit
 codes, progress, the ``--timeout`` worker), ``options`` (a kernel's values) and ``output``.
 
@@ -16,22 +17,23 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
-from . import bench, listing, run, sweep, trace
+from . import bench, listing, open_script, run, sweep, trace
 from .common import EXIT_USAGE, CliError, Failed, Parser, error_exit
 from .output import to_jsonable
 
 __all__ = ["CliError", "build_parser", "main", "to_jsonable"]
 
-VERBS = ("list", "run", "bench", "sweep", "trace")
+VERBS = ("list", "open", "run", "bench", "sweep", "trace")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="tilescope", description="Explore Triton kernels: run, check, time, sweep.")
     sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=Parser)
-    for verb in (listing, run, bench, sweep, trace):
+    for verb in (listing, open_script, run, bench, sweep, trace):
         verb.add_parser(sub)
     return parser
 
@@ -56,6 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list or (args_list[0].startswith("-") and args_list[0] not in ("-h", "--help")):
         return _open_gui(args_list)
+    if args_list[0] not in VERBS and (args_list[0].endswith(".py") or os.path.isfile(args_list[0])):
+        return _open_gui(["--file", args_list[0], *args_list[1:]])  # tilescope FILE.py
     try:
         parser = build_parser()
         args = parser.parse_args(args_list)

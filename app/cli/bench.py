@@ -19,6 +19,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--all", action="store_true", help="every kernel")
     p.add_argument("--backend", "-b", default="auto", choices=("auto", "gpu", "interpreter"))
     p.add_argument("--no-autotune", action="store_true", help="do not try the autotune configs")
+    p.add_argument("--file", "-f", metavar="PATH", help="a kernel file or plain Triton script")
+    p.add_argument("--launch", type=int, default=1, metavar="N", help="with --file: its N-th launch (default 1)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
 
@@ -26,8 +28,11 @@ def add_parser(sub: Any) -> None:
 def cmd_bench(args: argparse.Namespace) -> int:
     from kernels import engine
 
-    if not args.all and not args.kernels:
-        raise CliError("bench needs kernel names or --all")
+    if not args.all and not args.kernels and not args.file:
+        raise CliError("bench needs kernel names, --file FILE or --all")
+    if args.file:  # the file's kernel (a plain script's N-th launch), benched as catalog ones are
+        args.kernels = [get_spec(argparse.Namespace(kernel=(args.kernels or [None])[0], file=args.file,
+                                                    launch=args.launch)).name]
     names = None if args.all else list(args.kernels)
     for name in names or ():
         get_spec(argparse.Namespace(kernel=name, file=None))  # unknown kernel: one error line

@@ -19,7 +19,9 @@ def add_value_args(p: argparse.ArgumentParser, *, block: int = 1024, n: int = 98
                    launch_note: str = "") -> None:
     """The kernel name and the options that give it values (``--param``, ``--shape``, the launch
     options, ``--dtype``); ``many`` ends each help text (a sweep's "comma-separated values")."""
-    p.add_argument("kernel", help="kernel name (see `tilescope list`)")
+    p.add_argument("kernel", nargs="?", help="kernel name (see `tilescope list`); optional with --file")
+    p.add_argument("--launch", type=int, default=1, metavar="N",
+                   help="with --file and no kernel name: the N-th launch of the script (1-based, default 1)")
     p.add_argument("--param", "-p", action="append", default=[], metavar="NAME=VALUE",
                    help=f"any parameter, e.g. BLOCK_SIZE={block}{many}")
     p.add_argument("--shape", "-s", action="append", default=[], metavar="NAME=VALUE",
@@ -63,15 +65,25 @@ def collect_values(args: argparse.Namespace, spec: Any) -> dict[str, str]:
 
 
 def get_spec(args: argparse.Namespace) -> Any:
-    """The spec ``args.kernel`` names (loading ``args.file`` first, if given); CliError if none."""
+    """The spec ``args.kernel`` names (loading ``args.file`` first, if given) or, with ``--file``
+    and no name, the file's ``--launch``-th kernel; CliError if none. Sets ``args.kernel``."""
     from kernels import engine
     from kernels.data.errors import TilescopeError
     from kernels.data.params import ValidationError
+    from kernels.lookup import spec_of_file
 
+    file = getattr(args, "file", None)
     try:
-        return engine.get_spec(args.kernel, getattr(args, "file", None))
+        if args.kernel is None:
+            if not file:
+                raise CliError("give a kernel name, or --file FILE (with --launch N for its N-th launch)")
+            spec = spec_of_file(file, getattr(args, "launch", 1))
+        else:
+            spec = engine.get_spec(args.kernel, file)
     except (ValidationError, TilescopeError) as e:
         raise CliError(e.message) from None
+    args.kernel = spec.name
+    return spec
 
 
 def add_config_args(p: argparse.ArgumentParser, sweep: bool) -> None:

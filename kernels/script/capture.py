@@ -10,7 +10,11 @@ While ``capture(path)`` runs the script (as ``__main__``, exactly as written):
   noting which tensors it loaded from and stored to, CUDA tensors and device lookups are served on
   the CPU (``cuda_on_cpu``), ``@triton.autotune`` runs one of its configs without Triton's
   GPU-only benchmarking (``choices`` picks which; the first by default) and ``kernel.warmup`` gives
-  a stand-in whose launch is captured like any other; with a GPU the real launch runs;
+  a stand-in (``warm_kernel``) with the registers and shared memory of the kernel compiled here
+  for the emulated GPU, whose ``[grid](...)`` is captured like any other launch; with a GPU the
+  real launch runs, a warmed-up kernel's launch is captured too, and Triton's autotuner
+  benchmarks as it would (its ``do_bench`` let through), the final launch captured from the
+  inputs as they were before the benchmarks wrote to them;
 - the script's prints go to a bounded log; it is stopped at its first benchmark
   (``triton.testing.do_bench``/``perf_report``), after ``max_launches`` launches, or after
   ``budget_s`` seconds, and the message says which; a script that raises keeps the launches it made.
@@ -40,9 +44,9 @@ from ..data.errors import UserFileError
 from ..data.script import ScriptCapture
 from ..data.trace import OP_LOAD
 from ..interp import Interpreter, LaunchInfo, Observer, bind, constexpr_names, grid3
-from .cuda_on_cpu import cuda_on_cpu
+from .cuda_on_cpu import EMULATED_TARGET, cuda_on_cpu
 
-__all__ = ["LiveLaunch", "capture", "StopScript"]
+__all__ = ["LiveLaunch", "capture", "StopScript", "warm_kernel"]
 
 
 class StopScript(BaseException):
@@ -74,6 +78,7 @@ class LiveLaunch:
     wrapper: Any = None  # the script function that made the launch (None at module level)
     wrapper_name: str = ""
     wrapper_args: dict[str, Any] = field(default_factory=dict)
+    wrapper_ints: dict[str, int] = field(default_factory=dict)  # its other integer locals (names for sizes)
     autotune_configs: list[Any] = field(default_factory=list)  # triton.Config objects
     autotune_choice: int = -1
     heuristics: dict[str, Any] = field(default_factory=dict)  # name -> heuristic function
@@ -169,6 +174,9 @@ class _Capture:
         self.choices = choices
         self.live: list[LiveLaunch] = []
         self.pending_autotune: tuple[list[Any], int] | None = None
+        #: (tensor, its contents before Triton's autotuner benchmarked on it): put back before the final
+        #: launch, so that launch is captured from the script's inputs, not from the benchmarks' outputs
+        self.pending_restore: list[tuple[torch.Tensor, torch.Tensor]] = []
         self.pending_heuristics: dict[str, Any] = {}
         self.notes: list[str] = []
         self.benchmarking = False  # inside Triton's own autotune benchmarking (GPU): not captured
@@ -179,6 +187,9 @@ class _Capture:
             stop = StopScript()
             stop.reason = f"it had given {self.max_launches} launches"
             raise stop
+        for t, was in self.pending_restore:
+            t.copy_(was)
+        self.pending_restore = []
         frames = _script_frames(self.path)
         site = frames[0] if frames else None
         wrapper = next((f for f in frames if f.f_code.co_name != "<module>"), None)
@@ -209,6 +220,8 @@ class _Capture:
         if wrapper is not None:  # only the wrapper's own parameters, as it was called
             w = self.live[-1]
             params = list(inspect.signature(w.wrapper).parameters) if w.wrapper is not None else []
+            w.wrapper_ints = {k: int(v) for k, v in w.wrapper_args.items()
+                              if k not in params and isinstance(v, int) and not isinstance(v, bool)}
             w.wrapper_args = {k: v for k, v in w.wrapper_args.items() if k in params}
         return ret
 
@@ -233,46 +246,81 @@ def _same_with_nan(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 
 class _WarmKernel:
-    """What ``kernel.warmup(...)`` gives a script run without a GPU: compile facts for the
-    emulated GPU where this machine can compile them, and ``[grid](...)`` a captured launch."""
+    """What ``kernel.warmup(...)`` gives a script whose launches are captured (or re-driven for new
+    sizes): the compile facts its own arithmetic reads (``n_regs``, ``n_spills``,
+    ``metadata.shared``; ``_init_handles()`` has nothing left to do) and ``[grid](...)``, which
+    goes through ``launch(fn, grid, args, kwargs)`` with the warmup's keyword arguments
+    (``num_warps``, constexprs) added where the launch does not pass them, by position or by name.
+    On a GPU the facts, and any other attribute, are the real compiled kernel's: its own
+    ``[grid](...)`` would launch past ``JITFunction.run``, unseen."""
 
-    def __init__(self, cap: _Capture, fn: Any, args: tuple, kwargs: dict, real_run: Any) -> None:
-        self._cap, self._fn, self._kwargs, self._real_run = cap, fn, dict(kwargs), real_run
-        self.n_regs, self.n_spills, self.metadata = _compile_facts(fn, args, kwargs, cap.notes)
+    def __init__(self, fn: Any, kwargs: dict, launch: Any, facts: tuple[int, int, Any], compiled: Any = None) -> None:
+        self._fn, self._kwargs, self._launch, self._compiled = fn, dict(kwargs), launch, compiled
+        self.n_regs, self.n_spills, self.metadata = facts
 
     def _init_handles(self) -> None:
         pass
+
+    def __getattr__(self, name: str) -> Any:  # asm, name, … where a real compiled kernel is behind
+        compiled = self.__dict__.get("_compiled")
+        if compiled is None or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(compiled, name)
 
     def __getitem__(self, grid: Any) -> Any:
         def launch(*args: Any, **kwargs: Any) -> Any:
             params = list(inspect.signature(self._fn.fn).parameters)
             given = set(params[:len(args)]) | set(kwargs)
             extra = {k: v for k, v in self._kwargs.items() if k not in given}
-            return self._cap.launch(self._fn, grid, args, {**extra, **kwargs}, self._real_run)
+            return self._launch(self._fn, grid, args, {**extra, **kwargs})
         return launch
 
 
 class _Metadata:
-    def __init__(self, shared: int) -> None:
+    def __init__(self, shared: int, kwargs: dict) -> None:
         self.shared = shared
+        self.num_warps = int(kwargs.get("num_warps", 4))
+        self.num_stages = int(kwargs.get("num_stages", 3))
+
+
+#: what a warmup reports where nothing could be compiled: 32 registers and 1 KiB of shared memory
+#: (not 0: a script dividing by it, as 02-fused-softmax does, goes on)
+STAND_IN_FACTS = (32, 1024)
+
+
+def warm_kernel(fn: Any, args: tuple, kwargs: dict, grid: Any, launch: Any, notes: list[str], *,
+                real_run: Any = None) -> _WarmKernel:
+    """``fn.warmup(*args, grid=grid, **kwargs)`` for a script run here: with ``real_run`` (a GPU)
+    the real warmup's compiled kernel; without, facts compiled for the emulated GPU."""
+    if real_run is not None:
+        compiled = real_run(fn, *args, grid=grid, warmup=True, **kwargs)
+        compiled._init_handles()
+        return _WarmKernel(fn, kwargs, launch, (compiled.n_regs, compiled.n_spills, compiled.metadata), compiled)
+    return _WarmKernel(fn, kwargs, launch, _compile_facts(fn, args, kwargs, notes))
 
 
 def _compile_facts(fn: Any, args: tuple, kwargs: dict, notes: list[str]) -> tuple[int, int, _Metadata]:
+    """Registers, spills and shared memory of ``fn`` compiled for the emulated GPU (Triton's and
+    this module's caches make a second warmup of the same specialization free); the stand-in's
+    where it cannot be compiled here. The notes say which."""
+    name = fn.fn.__name__
+    regs, shared = STAND_IN_FACTS
+    stand_in = f"the script saw a stand-in's {regs} registers and {shared} bytes of shared memory"
     try:
-        from ..compiled import compile_jit_for_target  # CPU-side compile for the emulated GPU
+        from ..compile_target import compile_jit_for_target  # CPU-side compile for the emulated GPU
     except ImportError:
-        compile_jit_for_target = None
-    if compile_jit_for_target is not None:
-        try:
-            facts = compile_jit_for_target(fn, args, kwargs, target="sm_90")
-            return int(facts.n_regs or 0), int(facts.n_spills or 0), _Metadata(int(facts.shared_bytes or 0))
-        except Exception as e:  # noqa: BLE001 - facts are a courtesy to the script's arithmetic
-            notes.append(f"kernel.warmup: compiling {fn.fn.__name__} for sm_90 here failed ({e}); "
-                         "it saw 32 registers and no shared memory")
-    else:
-        notes.append(f"kernel.warmup: {fn.fn.__name__} cannot be compiled here; the script saw 32 registers "
-                     "and no shared memory")
-    return 32, 0, _Metadata(0)
+        notes.append(f"kernel.warmup: {name} cannot be compiled here; {stand_in}")
+        return regs, 0, _Metadata(shared, kwargs)
+    try:
+        facts = compile_jit_for_target(fn, args, kwargs, target=EMULATED_TARGET, keep_asm=False)
+    except Exception as e:  # noqa: BLE001 - facts are a courtesy to the script's arithmetic
+        notes.append(f"kernel.warmup: compiling {name} for {EMULATED_TARGET} here failed "
+                     f"({str(e).splitlines()[0] if str(e) else type(e).__name__}); {stand_in}")
+        return regs, 0, _Metadata(shared, kwargs)
+    regs, spills, shared = int(facts.n_regs or 0), int(facts.n_spills or 0), int(facts.shared_bytes or 0)
+    notes.append(f"kernel.warmup: {name} compiled here for {EMULATED_TARGET} (no GPU involved): {regs} "
+                 f"registers, {spills} spills, {shared} bytes of shared memory — what the script's arithmetic read")
+    return regs, spills, _Metadata(shared, kwargs)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -293,9 +341,8 @@ def _patched(cap: _Capture) -> Iterator[None]:
 
     def run(self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
         if warmup:
-            if cap.backend.is_interpreter:
-                return _WarmKernel(cap, self, args, kwargs, real_run)
-            return real_run(self, *args, grid=grid, warmup=True, **kwargs)
+            return warm_kernel(self, args, kwargs, grid, lambda f, g, a, kw: cap.launch(f, g, a, kw, real_run),
+                               cap.notes, real_run=None if cap.backend.is_interpreter else real_run)
         if cap.benchmarking:
             return real_run(self, *args, grid=grid, warmup=False, **kwargs)
         return cap.launch(self, grid, args, kwargs, real_run)
@@ -310,6 +357,8 @@ def _patched(cap: _Capture) -> Iterator[None]:
     def autotune_run(self: Any, *args: Any, **kwargs: Any) -> Any:
         if not cap.backend.is_interpreter:  # Triton benchmarks on the GPU; the final launch is captured
             cap.pending_autotune = (list(self.configs), -1)
+            cap.pending_restore = [(t, t.detach().clone()) for t in (*args, *kwargs.values())
+                                   if isinstance(t, torch.Tensor)]
             n = len(cap.live)
             ret = saved["at"](self, *args, **kwargs)
             if len(cap.live) > n and self.best_config in self.configs:
@@ -332,8 +381,10 @@ def _patched(cap: _Capture) -> Iterator[None]:
         cap.pending_heuristics = dict(self.values)
         return saved["heur"](self, *args, **kwargs)
 
-    def benchmark_reached(what: str) -> Any:
+    def benchmark_reached(what: str, real: Any = None) -> Any:
         def stop(*a: Any, **k: Any) -> Any:
+            if cap.benchmarking and real is not None:  # Triton's autotuner timing its configs (GPU)
+                return real(*a, **k)
             s = StopScript()
             s.reason = f"it reached its benchmark ({what})"
             raise s
@@ -345,7 +396,7 @@ def _patched(cap: _Capture) -> Iterator[None]:
         autotuner.Autotuner._bench = autotune_bench
         autotuner.Heuristics.run = heuristics_run
         for n in saved_tt:
-            setattr(tt, n, benchmark_reached(f"triton.testing.{n}"))
+            setattr(tt, n, benchmark_reached(f"triton.testing.{n}", saved_tt[n]))
         if saved_mark is not None:
             tt.Mark.run = benchmark_reached("triton.testing.perf_report")
         yield
