@@ -193,3 +193,36 @@ def test_trace_too_large_is_refused_up_front(capsys):
     assert main(["trace", "vector_add", "-s", "N=2000000000"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: too large to trace")
+
+
+# -- plain scripts ------------------------------------------------------------------------------------
+
+SCRIPTS = ROOT / "tests" / "kernels" / "scripts"
+
+
+def test_open_lists_a_scripts_launches_numbered(capsys):
+    assert main(["open", str(SCRIPTS / "autotune_heuristics_two_kernels.py"), "-b", "interpreter"]) == 0
+    out = capsys.readouterr().out
+    assert "2 launch(es) captured" in out
+    assert "1. autotune_heuristics_two_kernels.relu_kernel" in out and "autotune: 2 configs, #0 ran" in out
+    assert "2. autotune_heuristics_two_kernels.neg_kernel" in out and "grid: inferred rule cdiv(n, BLOCK)" in out
+
+
+def test_run_and_trace_take_a_file_and_a_launch_number(capsys):
+    f = str(SCRIPTS / "autotune_heuristics_two_kernels.py")
+    assert main(["run", "--file", f, "--launch", "2", "-b", "interpreter", "-p", "BLOCK=256", "--no-torch"]) == 0
+    out = capsys.readouterr().out
+    assert "autotune_heuristics_two_kernels.neg_kernel" in out and "(4,) = 4 programs" in out and "PASS" in out
+    assert main(["trace", "--file", str(SCRIPTS / "matmul_2d.py"), "-p", "BM=16"]) == 0
+    assert "grid 5x4x1 = 20 programs" in capsys.readouterr().out
+    assert main(["run", "--file", f, "--launch", "3", "-b", "interpreter"]) == 2
+    assert "--launch 3 is not one of 1..2" in capsys.readouterr().err
+
+
+def test_a_script_path_opens_the_window_with_that_file(capsys, monkeypatch):
+    opened = []
+    fake = type(sys)("app.gui")
+    fake.main = lambda argv: opened.append(argv) or 0
+    monkeypatch.setitem(sys.modules, "app.gui", fake)
+    f = str(SCRIPTS / "matmul_2d.py")
+    assert main([f]) == 0 and opened == [["--file", f]]
