@@ -2,9 +2,9 @@
 
     python benchmarks/import_graph.py > /tmp/graph.md
 
-Nodes are the subpackages and top-level modules of app, kernels and views (kernels.data,
-kernels.interp, app.cli, …); an edge A --> B means some module of A imports some module of B
-(imports inside functions included: grimp reads every import statement).
+Nodes are the parts of app, kernels and views (``GROUPS``: the window, the CLI, the worker side,
+kernels.data, kernels.interp, …); an edge A --> B means some module of A imports some module of
+B (imports inside functions included: grimp reads every import statement).
 """
 
 from __future__ import annotations
@@ -14,17 +14,39 @@ from collections import Counter
 import grimp
 
 PACKAGES = ("app", "kernels", "views")
-#: packages shown as one node (their inner modules folded in)
-FOLD = ("kernels.data", "kernels.interp", "kernels.trace", "kernels.engine", "kernels.script", "kernels.catalog",
-        "kernels.lessons", "kernels.tune", "kernels.compile", "app.cli", "app.window", "views.grid_view", "views.demo")
+#: node -> the modules it folds (first match wins); anything else is its first two name parts
+GROUPS = {
+    "app: window": ("app.gui", "app.main_window", "app.window", "app.controller", "app.session", "app.qt_worker",
+                    "app.history"),
+    "app: cli": ("app.cli", "app.__main__"),
+    "app: settings, paths": ("app.paths", "app.settings"),
+    "app: worker": ("app.worker", "app.client", "app.worker_process", "app.protocol", "app.dispatch"),
+    "views": ("views",),
+    "kernels.data": ("kernels.data",),
+    "kernels.interp": ("kernels.interp",),
+    "kernels.trace": ("kernels.trace",),
+    "kernels.gpu_trace": ("kernels.gpu_trace",),
+    "kernels.engine": ("kernels.engine",),
+    "kernels.tune": ("kernels.tune",),
+    "kernels.script": ("kernels.script",),
+    "kernels.lessons": ("kernels.lessons",),
+    "kernels: specs": ("kernels.spec", "kernels.lookup", "kernels.userfile", "kernels.catalog"),
+    "kernels.demo_fixtures": ("kernels.demo_fixtures",),
+    "kernels: run services": ("kernels.prepare", "kernels.memory", "kernels.backends", "kernels.check",
+                              "kernels.bench", "kernels.device"),
+    "kernels: compile facts": ("kernels.compiled", "kernels.compile_target"),
+}
 
 
 def node_of(module: str) -> str:
-    for f in FOLD:
-        if module == f or module.startswith(f + "."):
-            return f
-    parts = module.split(".")
-    return ".".join(parts[:2]) if len(parts) > 1 else module
+    for node, prefixes in GROUPS.items():
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return node
+    return ".".join(module.split(".")[:2])
+
+
+def _id(node: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in node)
 
 
 def main() -> None:
@@ -33,19 +55,15 @@ def main() -> None:
     for m in g.modules:
         for imported in g.find_modules_directly_imported_by(m):
             a, b = node_of(m), node_of(imported)
-            if a != b and not a.startswith(b + ".") and b not in PACKAGES:
+            if a != b and b not in PACKAGES:
                 edges[(a, b)] += 1
     nodes = sorted({n for e in edges for n in e})
     print("```mermaid")
-    print("flowchart LR")
-    for top in PACKAGES:
-        print(f"  subgraph {top}")
-        for n in nodes:
-            if n.split(".")[0] == top:
-                print(f'    {n.replace(".", "_")}["{n}"]')
-        print("  end")
+    print("flowchart TD")
+    for n in nodes:
+        print(f'  {_id(n)}["{n}"]')
     for a, b in sorted(edges):
-        print(f"  {a.replace('.', '_')} --> {b.replace('.', '_')}")
+        print(f"  {_id(a)} --> {_id(b)}")
     print("```")
 
 
