@@ -226,3 +226,13 @@ def test_a_script_path_opens_the_window_with_that_file(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "app.gui", fake)
     f = str(SCRIPTS / "matmul_2d.py")
     assert main([f]) == 0 and opened == [["--file", f]]
+
+
+def test_compile_for_a_target_without_a_gpu(capsys):
+    assert main(["compile", "vector_add", "--target", "sm_90", "-p", "BLOCK_SIZE=256"]) == 0
+    out = capsys.readouterr().out
+    assert "vector_add for sm_90 (compiled here, no GPU needed)" in out and "n_regs" in out and "limited by" in out
+    assert main(["compile", "vector_add", "--target", "sm_80", "--show", "ptx"]) == 0
+    assert ".target sm_80" in capsys.readouterr().out
+    assert main(["compile", "vector_add", "--target", "sm_95"]) == 2
+    assert "sm_95" in capsys.readouterr().err
