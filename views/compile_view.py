@@ -8,7 +8,7 @@ runs compile nothing, and the panel says so instead of showing empty numbers.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtGui import QColor, QKeySequence, QShortcut, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -27,16 +27,20 @@ from PySide6.QtWidgets import (
 from kernels.data.results import CompileFacts
 
 from . import theme
+from .i18n import translate
 from .preview import preview
 
 __all__ = ["IR_ORDER", "CompileView"]
 
 #: the order a reader goes down the compiler: Triton IR, its GPU form, LLVM IR, PTX, machine code
 IR_ORDER: tuple[str, ...] = ("ttir", "ttgir", "llir", "ptx", "sass")
-INTERPRETER_MESSAGE = ("No compile facts: the interpreter does not compile.\n"
-                       "It runs the kernel's Python body on the CPU, so there are no registers, "
-                       "shared memory or IR to show. Run on the GPU to see them.")
-EMPTY_MESSAGE = "No run yet."
+INTERPRETER_MESSAGE = QT_TRANSLATE_NOOP("CompileView", "No compile facts: the interpreter does not compile.\n"
+                                        "It runs the kernel's Python body on the CPU, so there are no "
+                                        "registers, shared memory or IR to show. Run on the GPU to see them.")
+EMPTY_MESSAGE = QT_TRANSLATE_NOOP("CompileView", "No run yet.")
+#: ``CompileFacts.occupancy_limiter``'s words, shown translated
+LIMITERS = (QT_TRANSLATE_NOOP("CompileView", "registers"), QT_TRANSLATE_NOOP("CompileView", "shared memory"),
+            QT_TRANSLATE_NOOP("CompileView", "warps"), QT_TRANSLATE_NOOP("CompileView", "blocks"))
 
 
 def _or_dash(v: object, fmt: str = "{}") -> str:
@@ -52,7 +56,7 @@ class CompileView(QWidget):
         self._facts: CompileFacts | None = None
         self._matches = 0
 
-        self.message = QLabel(EMPTY_MESSAGE, self)
+        self.message = QLabel(self.tr(EMPTY_MESSAGE), self)
         self.message.setObjectName("message")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
@@ -60,15 +64,16 @@ class CompileView(QWidget):
 
         body = QWidget(self)
         self.fields: dict[str, QLabel] = {}
-        rows = (("regs", "registers / thread", "32-bit registers each thread holds (n_regs)"),
-                ("spills", "spills", "registers spilled to local memory (slow): 0 is what you want"),
-                ("shared", "shared memory", "shared memory per program (metadata.shared)"),
-                ("warps", "num_warps", "warps per program (32 threads each)"),
-                ("stages", "num_stages", "software-pipelining stages"),
-                ("per_sm", "programs per SM", "how many programs fit on one SM at once"),
-                ("limiter", "occupancy limited by", "the resource that stops more programs fitting"),
-                ("occupancy", "active warps", "resident warps / the SM's maximum"),
-                ("waves", "waves", "programs / (SMs × programs per SM): a tail wave below 1 idles SMs"))
+        rows = (("regs", self.tr("registers / thread"), self.tr("32-bit registers each thread holds (n_regs)")),
+                ("spills", self.tr("spills"), self.tr("registers spilled to local memory (slow): 0 is what you want")),
+                ("shared", self.tr("shared memory"), self.tr("shared memory per program (metadata.shared)")),
+                ("warps", "num_warps", self.tr("warps per program (32 threads each)")),
+                ("stages", "num_stages", self.tr("software-pipelining stages")),
+                ("per_sm", self.tr("programs per SM"), self.tr("how many programs fit on one SM at once")),
+                ("limiter", self.tr("occupancy limited by"), self.tr("the resource that stops more programs fitting")),
+                ("occupancy", self.tr("active warps"), self.tr("resident warps / the SM's maximum")),
+                ("waves", self.tr("waves"),
+                 self.tr("programs / (SMs × programs per SM): a tail wave below 1 idles SMs")))
         left, right = QFormLayout(), QFormLayout()
         for i, (key, label, tip) in enumerate(rows):
             v = QLabel("—", body)
@@ -85,16 +90,16 @@ class CompileView(QWidget):
         facts_row.addLayout(right, 1)
 
         self.find_edit = QLineEdit(body)
-        self.find_edit.setPlaceholderText("Find in this IR (Enter: next, Shift+Enter: previous)")
+        self.find_edit.setPlaceholderText(self.tr("Find in this IR (Enter: next, Shift+Enter: previous)"))
         self.find_edit.setClearButtonEnabled(True)
         self.find_edit.textChanged.connect(self._highlight_all)
         self.find_edit.returnPressed.connect(lambda: self.find_next())
         QShortcut(QKeySequence("Shift+Return"), self.find_edit, activated=lambda: self.find_next(backward=True))
         self.prev_button = QPushButton("◀", body)
-        self.prev_button.setToolTip("Previous match")
+        self.prev_button.setToolTip(self.tr("Previous match"))
         self.prev_button.clicked.connect(lambda: self.find_next(backward=True))
         self.next_button = QPushButton("▶", body)
-        self.next_button.setToolTip("Next match")
+        self.next_button.setToolTip(self.tr("Next match"))
         self.next_button.clicked.connect(lambda: self.find_next())
         for b in (self.prev_button, self.next_button):
             b.setFixedWidth(32)
@@ -112,7 +117,7 @@ class CompileView(QWidget):
 
         self.tabs = QTabWidget(body)
         self.tabs.currentChanged.connect(lambda _i: self._highlight_all())
-        self.no_ir = QLabel("Triton kept no IR text for this run.", body)
+        self.no_ir = QLabel(self.tr("Triton kept no IR text for this run."), body)
         self.no_ir.hide()
 
         bl = QVBoxLayout(body)
@@ -136,7 +141,7 @@ class CompileView(QWidget):
         else that the interpreter does not compile (the app passes None for interpreter runs)."""
         self._facts = facts
         if facts is None:
-            self.message.setText(reason or INTERPRETER_MESSAGE)
+            self.message.setText(reason or self.tr(INTERPRETER_MESSAGE))
             self.stack.setCurrentWidget(self.message)
             self._clear_tabs()
             return
@@ -146,18 +151,22 @@ class CompileView(QWidget):
         spilled = bool(facts.n_spills)
         f["spills"].setStyleSheet(f"color: {theme.FAIL}; font-weight: bold;" if spilled else "")
         if spilled:
-            f["spills"].setText(f"{facts.n_spills} (registers spilled to local memory: slow)")
+            f["spills"].setText(self.tr("{n} (registers spilled to local memory: slow)").format(n=facts.n_spills))
         f["shared"].setText("—" if facts.shared_bytes is None else _bytes(facts.shared_bytes))
-        f["warps"].setText(f"{facts.num_warps} ({facts.num_warps * 32} threads / program)")
+        f["warps"].setText(self.tr("{warps} ({threads} threads / program)").format(
+            warps=facts.num_warps, threads=facts.num_warps * 32))
         f["stages"].setText(str(facts.num_stages))
         f["per_sm"].setText(_or_dash(facts.programs_per_sm))
-        f["limiter"].setText(facts.occupancy_limiter or "—")
+        f["limiter"].setText(self.tr(facts.occupancy_limiter) if facts.occupancy_limiter else "—")
         f["occupancy"].setText(_or_dash(facts.occupancy_warps_pct, "{:.0f}%"))
         if facts.waves is None:
             f["waves"].setText("—")
         else:
-            sms = f" on {facts.n_sms} SMs" if facts.n_sms else ""
-            f["waves"].setText(f"{facts.waves:.2f} ({facts.n_programs:,} programs{sms})")
+            if facts.n_sms:
+                text = self.tr("{waves:.2f} ({n:,} programs on {sms} SMs)")
+            else:
+                text = self.tr("{waves:.2f} ({n:,} programs)")
+            f["waves"].setText(text.format(waves=facts.waves, n=facts.n_programs, sms=facts.n_sms))
         self._clear_tabs()
         keys = [k for k in IR_ORDER if facts.asm.get(k)] + sorted(k for k in facts.asm if k not in IR_ORDER
                                                                  and facts.asm[k])
@@ -242,14 +251,15 @@ class CompileView(QWidget):
         ed.setExtraSelections(selections)
         self._matches = len(selections)
         if needle:
-            self.match_label.setText(f"{len(selections)} match{'es' if len(selections) != 1 else ''}")
+            n = len(selections)
+            self.match_label.setText((self.tr("{n} match") if n == 1 else self.tr("{n} matches")).format(n=n))
         else:
             self.match_label.setText("")
 
 
 def _bytes(n: int) -> str:
     if n == 0:
-        return "0 B (none used)"
+        return translate("CompileView", "0 B (none used)")
     if n < 1024:
         return f"{n} B"
     return f"{n / 1024:.1f} KiB ({n:,} B)"

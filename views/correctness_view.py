@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from kernels.data.results import CheckResult
 
 from . import theme
+from .i18n import translate
 from .preview import preview
 
 __all__ = ["CorrectnessView", "error_colormap", "fold", "tolerance_scale"]
@@ -137,19 +138,19 @@ class CorrectnessView(QWidget):
         self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.badge.setMinimumSize(150, 64)
         self.badge.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-        self.subtitle = QLabel("No check yet.", self)
+        self.subtitle = QLabel(self.tr("No check yet."), self)
         self.subtitle.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.subtitle.setWordWrap(True)
         self.output_combo = QComboBox(self)
-        self.output_combo.setToolTip("Which output tensor to show")
+        self.output_combo.setToolTip(self.tr("Which output tensor to show"))
         self.output_combo.currentIndexChanged.connect(self._on_output)
         self.output_combo.hide()
 
         self.fields: dict[str, QLabel] = {}
         form = QFormLayout()
-        for key, label in (("max_abs", "max |out − ref|"), ("rel", "relative error"), ("tol", "tolerance"),
-                           ("mismatch", "mismatched"), ("unwritten", "never written"), ("nan", "NaN"),
-                           ("inf", "Inf")):
+        for key, label in (("max_abs", "max |out − ref|"), ("rel", self.tr("relative error")),
+                           ("tol", self.tr("tolerance")), ("mismatch", self.tr("mismatched")),
+                           ("unwritten", self.tr("never written")), ("nan", "NaN"), ("inf", "Inf")):
             v = QLabel("—", self)
             v.setObjectName(f"value_{key}")
             v.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -175,8 +176,8 @@ class CorrectnessView(QWidget):
         mp = self.map_plot
         mp.setAspectLocked(True)
         mp.invertY(True)  # row 0 at the top, as the output is printed
-        mp.setLabel("bottom", "column")
-        mp.setLabel("left", "row")
+        mp.setLabel("bottom", self.tr("column"))
+        mp.setLabel("left", self.tr("row"))
         mp.hideButtons()
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setAutoDownsample(True)
@@ -185,7 +186,7 @@ class CorrectnessView(QWidget):
         self.overlay.setZValue(5)
         mp.addItem(self.overlay)
         self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=error_colormap(),
-                                        label="error ÷ tolerance", interactive=False, width=14)
+                                        label=self.tr("error ÷ tolerance"), interactive=False, width=14)
         self.colorbar.setImageItem(self.image, insert_in=mp)
         # short tick labels in tolerance units: a narrow panel used to clip "1.2e-06"-style ones
         decade = 0.5 / math.log10(OVER_MAX)
@@ -224,7 +225,8 @@ class CorrectnessView(QWidget):
         self.output_combo.clear()
         if check is not None:
             for c in [check, *check.others]:
-                self.output_combo.addItem(f"{c.output} ({'pass' if c.passed else 'FAIL'})")
+                verdict = self.tr("pass") if c.passed else self.tr("FAIL")
+                self.output_combo.addItem(f"{c.output} ({verdict})")
         self.output_combo.blockSignals(False)
         self.output_combo.setVisible(check is not None and bool(check.others))
         self._show(check)
@@ -268,22 +270,24 @@ class CorrectnessView(QWidget):
             return ""
         e = float(np.asarray(c.error_map).reshape(-1)[flat])
         row, col = divmod(flat, self._width)
-        where = f"{c.output}[{flat}]" if np.ndim(c.error_map) == 1 else f"{c.output} row {row}, col {col} (flat {flat})"
+        where = (f"{c.output}[{flat}]" if np.ndim(c.error_map) == 1 else
+                 self.tr("{out} row {row}, col {col} (flat {flat})").format(out=c.output, row=row, col=col, flat=flat))
         if c.error_map_stride:
             where = _block_text(c, flat)
         if math.isinf(e):
-            what = "never written (still NaN-poisoned)"
+            what = self.tr("never written (still NaN-poisoned)")
         elif math.isnan(e):
-            what = "NaN computed where the reference is finite"
+            what = self.tr("NaN computed where the reference is finite")
         else:
             bad = e > c.atol
             what = (f"|out − ref| = {e:.3g}" + (f" > atol {c.atol:g}" if bad else f" ≤ atol {c.atol:g}")
-                    + f" ({e / self._scale:.3g}× the map's tolerance {self._scale:.3g})")
+                    + self.tr(" ({ratio:.3g}× the map's tolerance {scale:.3g})").format(ratio=e / self._scale,
+                                                                                       scale=self._scale))
         lines = [where, what]
         if self._programs is not None:
             prog = self._programs(c.output, flat)
             if prog:
-                lines.append(f"written by {prog}")
+                lines.append(self.tr("written by {program}").format(program=prog))
         return "\n".join(lines)
 
     def tolerance(self) -> tuple[float, str]:
@@ -307,8 +311,10 @@ class CorrectnessView(QWidget):
         sw = "<span style='color:{}'>■</span>"
         tol = f" {_sci(self._scale)} ({self._scale_how})" if self._shown is not None else ""
         self.map_legend.setText(
-            f"colour: error ÷ tolerance{tol}, green ≤ 1× · {sw.format(theme.UNWRITTEN)} never written · "
-            f"{sw.format(theme.NAN)} NaN computed · {sw.format(theme.MASKED)} past the end")
+            self.tr("colour: error ÷ tolerance{tol}, green ≤ 1×").format(tol=tol)
+            + f" · {sw.format(theme.UNWRITTEN)} " + self.tr("never written")
+            + f" · {sw.format(theme.NAN)} " + self.tr("NaN computed")
+            + f" · {sw.format(theme.MASKED)} " + self.tr("past the end"))
 
     def _on_output(self, i: int) -> None:
         if self._check is None or i < 0:
@@ -322,7 +328,7 @@ class CorrectnessView(QWidget):
             self.badge.setText("—")
             self.badge.setStyleSheet("font-size: 26pt; font-weight: bold; color: #888; border: 2px solid #ccc;"
                                      " border-radius: 8px;")
-            self.subtitle.setText("No check yet.")
+            self.subtitle.setText(self.tr("No check yet."))
             for v in self.fields.values():
                 v.setText("—")
                 v.setStyleSheet("")
@@ -330,16 +336,18 @@ class CorrectnessView(QWidget):
             self._set_map(None)
             return
         colour = theme.PASS if c.passed else theme.FAIL
-        self.badge.setText("PASS" if c.passed else "FAIL")
+        self.badge.setText(self.tr("PASS") if c.passed else self.tr("FAIL"))
         self.badge.setStyleSheet(f"font-size: 26pt; font-weight: bold; color: white; background: {colour};"
                                  " border-radius: 8px;")
-        self.subtitle.setText(f"{c.output} · {c.dtype} · {_count(c.n_elements)} elements")
+        self.subtitle.setText(f"{c.output} · {c.dtype} · " + self.tr("{n} elements").format(n=_count(c.n_elements)))
         self.fields["max_abs"].setText(_sci(c.max_abs_err))
         self.fields["rel"].setText(_sci(c.rel_err))
         self.fields["tol"].setText(f"atol {c.atol:g}, rtol {c.rtol:g}")
-        self.fields["tol"].setToolTip(f"an element passes when |out − ref| ≤ atol + rtol·|ref| (tolerances for {c.dtype})")
+        self.fields["tol"].setToolTip(self.tr("an element passes when |out − ref| ≤ atol + rtol·|ref| "
+                                              "(tolerances for {dtype})").format(dtype=c.dtype))
         pct = 100.0 * c.n_mismatch / c.n_elements if c.n_elements else 0.0
-        self.fields["mismatch"].setText(f"{_count(c.n_mismatch)} of {_count(c.n_elements)} ({pct:.3g}%)")
+        self.fields["mismatch"].setText(self.tr("{n} of {total} ({pct:.3g}%)").format(
+            n=_count(c.n_mismatch), total=_count(c.n_elements), pct=pct))
         self.fields["unwritten"].setText(_count(c.n_unwritten))
         self.fields["nan"].setText(_count(c.n_nan))
         self.fields["inf"].setText(_count(c.n_inf))
@@ -355,7 +363,7 @@ class CorrectnessView(QWidget):
             self._n = 0
             self.image.clear()
             self.overlay.clear()
-            self.map_title.setText("no error map" if c is not None else "")
+            self.map_title.setText(self.tr("no error map") if c is not None else "")
             return
         err = np.asarray(c.error_map, dtype=np.float32)
         self._width = self._fold_width if err.ndim == 1 else err.shape[-1]
@@ -379,13 +387,15 @@ class CorrectnessView(QWidget):
             over[mask] = (q.red(), q.green(), q.blue(), 255)
         self.overlay.setImage(over.reshape(rows, cols, 4), levels=(0, 255), autoLevels=False)
         shape = "×".join(str(s) for s in np.shape(c.error_map))
-        folded = f", folded {self._width} per row" if err.ndim == 1 else ""
+        folded = self.tr(", folded {width} per row").format(width=self._width) if err.ndim == 1 else ""
         if c.error_map_stride:
             block = "×".join(str(s) for s in c.error_map_stride)
-            self.map_title.setText(f"error map of {c.output}, downsampled to {shape}{folded}: each cell is "
-                                   f"the largest error of a {block} block ({c.n_elements:,} elements)")
+            self.map_title.setText(self.tr("error map of {out}, downsampled to {shape}{folded}: each cell is the "
+                                           "largest error of a {block} block ({n:,} elements)").format(
+                out=c.output, shape=shape, folded=folded, block=block, n=c.n_elements))
         else:
-            self.map_title.setText(f"error map of {c.output} ({shape}{folded})")
+            self.map_title.setText(self.tr("error map of {out} ({shape}{folded})").format(
+                out=c.output, shape=shape, folded=folded))
         self.map_plot.autoRange(padding=0.02)
 
     def _on_hover(self, scene_pos: QPointF) -> None:
@@ -413,12 +423,14 @@ def _block_text(c: CheckResult, flat: int) -> str:
     shape = np.shape(c.error_map)
     idx = np.unravel_index(int(flat), shape)
     spans = [(int(i) * s, (int(i) + 1) * s - 1) for i, s in zip(idx, c.error_map_stride, strict=True)]
+    cell = translate("CorrectnessView", "(one cell of the downsampled map: the largest error of these)")
     if len(spans) == 1:
         (lo, hi), = spans
-        return f"{c.output}[{lo}..{hi}] (one cell of the downsampled map: the largest error of these)"
-    names = ["rows", "cols"] if len(spans) == 2 else [f"dim {d}" for d in range(len(spans))]
+        return f"{c.output}[{lo}..{hi}] {cell}"
+    names = ([translate("CorrectnessView", "rows"), translate("CorrectnessView", "cols")] if len(spans) == 2
+             else [translate("CorrectnessView", "dim {d}").format(d=d) for d in range(len(spans))])
     parts = ", ".join(f"{n} {lo}..{hi}" for n, (lo, hi) in zip(names, spans, strict=True))
-    return f"{c.output} {parts} (one cell of the downsampled map: the largest error of these)"
+    return f"{c.output} {parts} {cell}"
 
 
 def _demo() -> QWidget:  # pragma: no cover - manual preview

@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QAbstractTableModel,
     QItemSelectionModel,
     QModelIndex,
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from . import theme
 from .history_rows import history_row
+from .i18n import translate
 from .layout import column, row
 from .preview import preview
 from .word_filter import WordFilterProxy
@@ -49,10 +51,21 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 ID_ROLE = Qt.ItemDataRole.UserRole + 2
 #: (key, header) of the table's columns
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("time", "Time"), ("kernel", "Kernel"), ("backend", "Backend"), ("dtype", "dtype"),
-    ("params", "Parameters"), ("ms", "ms"), ("metric", "Metric"), ("ratio_vs_torch", "vs torch"),
-    ("check", "Check"),
+    ("time", QT_TRANSLATE_NOOP("HistoryView", "Time")), ("kernel", QT_TRANSLATE_NOOP("HistoryView", "Kernel")),
+    ("backend", QT_TRANSLATE_NOOP("HistoryView", "Backend")), ("dtype", "dtype"),
+    ("params", QT_TRANSLATE_NOOP("HistoryView", "Parameters")), ("ms", "ms"),
+    ("metric", QT_TRANSLATE_NOOP("HistoryView", "Metric")), ("ratio_vs_torch", QT_TRANSLATE_NOOP("HistoryView", "vs torch")),
+    ("check", QT_TRANSLATE_NOOP("HistoryView", "Check")),
 )
+#: words of the table's cells (the backend's and the check's), shown translated
+CELL_WORDS = (QT_TRANSLATE_NOOP("HistoryView", "gpu"), QT_TRANSLATE_NOOP("HistoryView", "interpreter"),
+              QT_TRANSLATE_NOOP("HistoryView", "pass"), QT_TRANSLATE_NOOP("HistoryView", "FAIL"),
+              QT_TRANSLATE_NOOP("HistoryView", "error"))
+
+
+def _tr(text: str) -> str:
+    """``text`` (a word of ``COLUMNS`` or ``CELL_WORDS``) in the user's language."""
+    return translate("HistoryView", text)
 
 
 def _num(v: Any) -> float | None:
@@ -136,7 +149,7 @@ class _HistoryModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section][1]
+            return _tr(COLUMNS[section][1])
         return None
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -154,9 +167,11 @@ class _HistoryModel(QAbstractTableModel):
                 return f if f is not None else -math.inf
             return self._display(row, key)
         if role == Qt.ItemDataRole.ToolTipRole:
-            lines = [f"run #{row.get('id')} on {row.get('device', '?')}", _params_text(row)]
+            lines = [translate("HistoryView", "run #{id} on {device}").format(id=row.get("id"),
+                                                                              device=row.get("device", "?")),
+                     _params_text(row)]
             if row.get("error"):
-                lines.append(f"error: {row['error']}")
+                lines.append(translate("HistoryView", "error: {message}").format(message=row["error"]))
             return "\n".join(x for x in lines if x)
         if role == Qt.ItemDataRole.ForegroundRole and key == "check":
             c = row.get("check")
@@ -178,16 +193,19 @@ class _HistoryModel(QAbstractTableModel):
             return _fmt_num(row.get("ms"))
         if key == "metric":
             if row.get("metric") is None:
-                return "— (interpreter)" if row.get("backend") == "interpreter" else "—"
+                return translate("HistoryView", "— (interpreter)") if row.get("backend") == "interpreter" else "—"
             return f"{_fmt_num(row.get('metric'))} {row.get('metric_unit', '')}".strip()
         if key == "ratio_vs_torch":
             f = _num(row.get("ratio_vs_torch"))
             return "—" if f is None else f"{f:.2f}×"
         if key == "check":
             if row.get("error"):
-                return "error"
+                return _tr("error")
             c = row.get("check")
-            return {True: "pass", False: "FAIL", "pass": "pass", "fail": "FAIL"}.get(c, str(c or "—"))
+            word = {True: "pass", False: "FAIL", "pass": "pass", "fail": "FAIL"}.get(c)
+            return _tr(word) if word else str(c or "—")
+        if key == "backend" and row.get(key) in ("gpu", "interpreter"):
+            return _tr(row[key])
         return str(row.get(key, ""))
 
 
@@ -196,9 +214,9 @@ class CompareDialog(QDialog):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Compare runs")
+        self.setWindowTitle(self.tr("Compare runs"))
         self.table = QTableWidget(0, 4, self)
-        self.table.setHorizontalHeaderLabels(["", "A", "B", "difference"])
+        self.table.setHorizontalHeaderLabels(["", "A", "B", self.tr("difference")])
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -206,7 +224,7 @@ class CompareDialog(QDialog):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.summary = QLabel("", self)
         self.summary.setWordWrap(True)
-        close = QPushButton("Close", self)
+        close = QPushButton(self.tr("Close"), self)
         close.clicked.connect(self.close)
         lay = QVBoxLayout(self)
         lay.addWidget(self.summary)
@@ -219,8 +237,9 @@ class CompareDialog(QDialog):
         self._differing: list[str] = []
 
     def set_runs(self, a: dict[str, Any], b: dict[str, Any]) -> None:
-        self.table.setHorizontalHeaderLabels(["", f"run #{a.get('id', 'A')}", f"run #{b.get('id', 'B')}",
-                                              "difference"])
+        run = self.tr("run #{id}")
+        self.table.setHorizontalHeaderLabels(["", run.format(id=a.get("id", "A")), run.format(id=b.get("id", "B")),
+                                              self.tr("difference")])
         va, vb = a.get("values") or {}, b.get("values") or {}
         names = list(va) + [k for k in vb if k not in va]
         rows: list[tuple[str, Any, Any, bool]] = [
@@ -232,7 +251,7 @@ class CompareDialog(QDialog):
         rows += [(n, va.get(n, "—"), vb.get(n, "—"), False) for n in names]
         rows += [
             ("ms", a.get("ms"), b.get("ms"), True),
-            (f"metric ({a.get('metric_unit', '')})", a.get("metric"), b.get("metric"), True),
+            (self.tr("metric ({unit})").format(unit=a.get("metric_unit", "")), a.get("metric"), b.get("metric"), True),
             ("vs torch", a.get("ratio_vs_torch"), b.get("ratio_vs_torch"), True),
             ("check", a.get("check") or "—", b.get("check") or "—", False),
             ("error", a.get("error") or "", b.get("error") or "", False),
@@ -255,7 +274,8 @@ class CompareDialog(QDialog):
                 if fx is not None and fy is not None and fx != 0:
                     diff = f"{100 * (fy - fx) / abs(fx):+.1f}%"
             differs = sx != sy and name != "time"
-            cells = [QTableWidgetItem(name), QTableWidgetItem(sx), QTableWidgetItem(sy), QTableWidgetItem(diff)]
+            label = self._row_label(name) if name not in names else name
+            cells = [QTableWidgetItem(label), QTableWidgetItem(sx), QTableWidgetItem(sy), QTableWidgetItem(diff)]
             for c, it in enumerate(cells):
                 if differs:
                     it.setBackground(diff_brush)
@@ -265,9 +285,17 @@ class CompareDialog(QDialog):
             if differs:
                 self._differing.append(name)
         params_changed = [n for n in self._differing if n in names]
-        what = ", ".join(params_changed) if params_changed else "no parameter"
-        self.summary.setText(f"Run #{a.get('id')} vs run #{b.get('id')}: {what} changed. "
-                             "Highlighted rows differ; the difference column is B relative to A.")
+        what = ", ".join(params_changed) if params_changed else self.tr("no parameter")
+        self.summary.setText(self.tr("Run #{a} vs run #{b}: {what} changed. Highlighted rows differ; the "
+                                     "difference column is B relative to A.").format(a=a.get("id"), b=b.get("id"),
+                                                                                   what=what))
+
+    def _row_label(self, name: str) -> str:
+        """The first column's words for the rows every comparison has (their keys stay English)."""
+        words = {"kernel": self.tr("kernel"), "backend": self.tr("backend"), "device": self.tr("device"),
+                 "time": self.tr("time"), "vs torch": self.tr("vs torch"), "check": self.tr("check"),
+                 "error": self.tr("error")}
+        return words.get(name, name)
 
     def differing(self) -> list[str]:
         """Names of the rows that differ between the two runs (time excluded)."""
@@ -297,7 +325,7 @@ class HistoryView(QWidget):
         self._dialog: CompareDialog | None = None
 
         self.filter_edit = QLineEdit(self)
-        self.filter_edit.setPlaceholderText("Filter runs (kernel, parameters, backend…)")
+        self.filter_edit.setPlaceholderText(self.tr("Filter runs (kernel, parameters, backend…)"))
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self._proxy.set_query)
         self.table = QTableView(self)
@@ -322,14 +350,14 @@ class HistoryView(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
         self.table.doubleClicked.connect(self._on_double_click)
 
-        self.reload_button = QPushButton(theme.icon("reload"), "Reload run", self)
-        self.reload_button.setToolTip("Put the selected run's configuration back in the parameter panel")
+        self.reload_button = QPushButton(theme.icon("reload"), self.tr("Reload run"), self)
+        self.reload_button.setToolTip(self.tr("Put the selected run's configuration back in the parameter panel"))
         self.reload_button.clicked.connect(self._on_reload)
-        self.compare_button = QPushButton(theme.icon("compare"), "Compare", self)
-        self.compare_button.setToolTip("Select two runs to compare them side by side")
+        self.compare_button = QPushButton(theme.icon("compare"), self.tr("Compare"), self)
+        self.compare_button.setToolTip(self.tr("Select two runs to compare them side by side"))
         self.compare_button.clicked.connect(self._on_compare)
-        self.export_button = QPushButton(theme.icon("export"), "Export…", self)
-        self.export_button.setToolTip("Save the whole history as CSV or JSON")
+        self.export_button = QPushButton(theme.icon("export"), self.tr("Export…"), self)
+        self.export_button.setToolTip(self.tr("Save the whole history as CSV or JSON"))
         self.export_button.clicked.connect(self._choose_export)
         self.count_label = QLabel("", self)
 
@@ -342,7 +370,8 @@ class HistoryView(QWidget):
         """Replace the table's rows (dicts with the keys ``history_row`` documents). Rows
         already shown keep their place and the selection; only new ones are measured."""
         self._fit_columns(self._model.set_rows(rows))
-        self.count_label.setText(f"{len(rows)} run{'s' if len(rows) != 1 else ''}")
+        n = len(rows)
+        self.count_label.setText((self.tr("{n} run") if n == 1 else self.tr("{n} runs")).format(n=n))
         self._update_buttons()
 
     def rows(self) -> list[dict[str, Any]]:
@@ -393,7 +422,7 @@ class HistoryView(QWidget):
         for c, (key, header) in enumerate(COLUMNS):
             if hh.sectionResizeMode(c) == QHeaderView.ResizeMode.Stretch:
                 continue
-            w = max([self._widths[c], hfm.horizontalAdvance(header) + pad + 14]  # + the sort arrow
+            w = max([self._widths[c], hfm.horizontalAdvance(_tr(header)) + pad + 14]  # + the sort arrow
                     + [fm.horizontalAdvance(_HistoryModel._display(r, key)) + pad for r in rows])
             if w != self._widths[c]:
                 self._widths[c] = w
@@ -422,8 +451,8 @@ class HistoryView(QWidget):
             self.compareRequested.emit(a, b)
 
     def _choose_export(self) -> None:
-        path, chosen = QFileDialog.getSaveFileName(self, "Export history", "tilescope-history.csv",
-                                                   "CSV table (*.csv);;JSON (*.json)")
+        path, chosen = QFileDialog.getSaveFileName(self, self.tr("Export history"), "tilescope-history.csv",
+                                                   self.tr("CSV table (*.csv);;JSON (*.json)"))
         if not path:
             return
         fmt = "json" if (path.lower().endswith(".json") or "json" in chosen.lower()) else "csv"

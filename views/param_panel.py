@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QCheckBox,
@@ -44,12 +44,14 @@ from kernels.data.params import Param, Rule, validate
 from kernels.data.results import KernelInfo
 
 from . import theme
+from .i18n import translate
 from .preview import preview
 
 __all__ = ["ChoiceSpinBox", "IntSpinBox", "ParamPanel", "Pow2SpinBox"]
 
 _INT_MIN, _INT_MAX = -(2**31) + 1, 2**31 - 1
-BACKENDS: tuple[tuple[str, str], ...] = (("gpu", "GPU"), ("interpreter", "Interpreter (CPU)"))
+BACKENDS: tuple[tuple[str, str], ...] = (("gpu", QT_TRANSLATE_NOOP("ParamPanel", "GPU")),
+                                         ("interpreter", QT_TRANSLATE_NOOP("ParamPanel", "Interpreter (CPU)")))
 
 
 class IntSpinBox(QSpinBox):
@@ -201,7 +203,7 @@ class ParamPanel(QWidget):
         self._gpu_reason = ""
         self._backend_chosen_by_user = False
 
-        self.title = QLabel("No kernel selected", self)
+        self.title = QLabel(self.tr("No kernel selected"), self)
         self.title.setStyleSheet("font-weight: bold; font-size: 11pt;")
         self._form_host = QWidget(self)
         self._form_layout = QVBoxLayout(self._form_host)
@@ -220,9 +222,9 @@ class ParamPanel(QWidget):
         # backend
         self.backend_combo = QComboBox(self)
         for key, label in BACKENDS:
-            self.backend_combo.addItem(label, key)
-        self.backend_combo.setToolTip("Where the kernel runs: compiled on the GPU, or the Triton "
-                                      "interpreter on the CPU (slow, but shows every access)")
+            self.backend_combo.addItem(self.tr(label), key)
+        self.backend_combo.setToolTip(self.tr("Where the kernel runs: compiled on the GPU, or the Triton "
+                                              "interpreter on the CPU (slow, but shows every access)"))
         self.backend_combo.currentIndexChanged.connect(self._on_backend)
         self.backend_combo.activated.connect(self._on_backend_activated)  # user clicks only
         self.backend_note = QLabel("", self)
@@ -230,13 +232,13 @@ class ParamPanel(QWidget):
         self.backend_note.setObjectName("backend_note")
         self.backend_note.setStyleSheet(f"color: {theme.ACCENT_WARN};")
         self.backend_note.hide()
-        backend_box = QGroupBox("Backend", self)
+        backend_box = QGroupBox(self.tr("Backend"), self)
         bl = QVBoxLayout(backend_box)
         bl.addWidget(self.backend_combo)
         bl.addWidget(self.backend_note)
 
-        self.defaults_button = QPushButton("Defaults", self)
-        self.defaults_button.setToolTip("Put every parameter back to the kernel's default")
+        self.defaults_button = QPushButton(self.tr("Defaults"), self)
+        self.defaults_button.setToolTip(self.tr("Put every parameter back to the kernel's default"))
         self.defaults_button.clicked.connect(self.reset_defaults)
         self.defaults_button.setEnabled(False)
 
@@ -267,9 +269,9 @@ class ParamPanel(QWidget):
                 w.deleteLater()
         self._fields = {}
         groups: list[tuple[str, tuple[str, ...]]] = [
-            ("Block sizes and constants", ("constexpr",)),
-            ("Launch options", ("launch",)),
-            ("Problem", ("shape", "dtype", "flag")),
+            (self.tr("Block sizes and constants"), ("constexpr",)),
+            (self.tr("Launch options"), ("launch",)),
+            (self.tr("Problem"), ("shape", "dtype", "flag")),
         ]
         self.launch_note = None
         for title, kinds in groups:
@@ -283,7 +285,7 @@ class ParamPanel(QWidget):
                 label, cell = self._make_field(p, box)
                 form.addRow(label, cell)
             if "launch" in kinds:
-                self.launch_note = QLabel("No effect under the interpreter (it ignores launch options).", box)
+                self.launch_note = QLabel(self.tr("No effect under the interpreter (it ignores launch options)."), box)
                 self.launch_note.setWordWrap(True)
                 self.launch_note.setStyleSheet("color: #666; font-style: italic;")
                 form.addRow(self.launch_note)
@@ -315,7 +317,7 @@ class ParamPanel(QWidget):
             editor.toggled.connect(self._on_edit)
         elif p.kind == "shape" or (p.max is not None and p.max > _INT_MAX):
             editor = QLineEdit(parent)
-            editor.setPlaceholderText("integer, e.g. 4096 or 2**20")
+            editor.setPlaceholderText(self.tr("integer, e.g. 4096 or 2**20"))
             editor.textChanged.connect(self._on_edit)
         else:
             if p.choices:
@@ -432,8 +434,8 @@ class ParamPanel(QWidget):
         item.setEnabled(self._gpu_available)
         item.setToolTip("" if available else reason)
         if not available:
-            self.backend_note.setText(f"GPU unavailable: {reason or 'no CUDA device'}. "
-                                      "Runs use the Triton interpreter on the CPU.")
+            self.backend_note.setText(self.tr("GPU unavailable: {reason}. Runs use the Triton interpreter on the CPU.")
+                                      .format(reason=reason or self.tr("no CUDA device")))
             self.backend_note.show()
             if self.backend() == "gpu":
                 self.backend_combo.setCurrentIndex(self.backend_combo.findData("interpreter"))
@@ -499,13 +501,14 @@ class ParamPanel(QWidget):
 def _describe(p: Param) -> str:
     bits = [p.help or p.name]
     if p.choices:
-        bits.append("allowed: " + ", ".join(str(c) for c in p.choices))
+        bits.append(translate("ParamPanel", "allowed: {values}").format(values=", ".join(str(c) for c in p.choices)))
     else:
         if p.min is not None or p.max is not None:
-            bits.append(f"range: {p.min if p.min is not None else '−∞'} … {p.max if p.max is not None else '∞'}")
+            bits.append(translate("ParamPanel", "range: {lo} … {hi}").format(
+                lo=p.min if p.min is not None else "−∞", hi=p.max if p.max is not None else "∞"))
         if p.pow2:
-            bits.append("a power of two (arrows ×2 / ÷2)")
-    bits.append(f"default: {p.default}")
+            bits.append(translate("ParamPanel", "a power of two (arrows ×2 / ÷2)"))
+    bits.append(translate("ParamPanel", "default: {value}").format(value=p.default))
     return "\n".join(bits)
 
 

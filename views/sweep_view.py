@@ -38,6 +38,7 @@ from kernels.data.params import is_pow2
 from kernels.data.results import SweepPoint, SweepResult
 
 from . import theme
+from .i18n import translate
 from .layout import column, row
 from .preview import preview
 from .throughput_view import _fmt, format_values, result_figures
@@ -54,9 +55,10 @@ def point_failure(p: SweepPoint) -> str | None:
     if r.error is not None:
         return f"{r.error.kind}: {r.error.message}"
     if r.check is not None and not r.check.passed:
-        return f"wrong answer: {r.check.reason or 'check failed'}"
+        return translate("SweepView", "wrong answer: {reason}").format(
+            reason=r.check.reason or translate("SweepView", "check failed"))
     if r.timing is None:
-        return "not timed"
+        return translate("SweepView", "not timed")
     return None
 
 
@@ -99,7 +101,7 @@ class SweepView(QWidget):
         self._timer.setInterval(_REDRAW_MS)
         self._timer.timeout.connect(self.flush)
 
-        self.title = QLabel("No sweep yet.", self)
+        self.title = QLabel(self.tr("No sweep yet."), self)
         self.title.setObjectName("sweep_title")
         self.title.setWordWrap(True)
         self.stack = QStackedWidget(self)
@@ -152,12 +154,12 @@ class SweepView(QWidget):
         self.heat_plot.scene().sigMouseClicked.connect(self._on_heat_click)
         self.stack.addWidget(self.heat_plot)
 
-        self.empty = QLabel("Run a sweep to see throughput against the swept parameters.", self)
+        self.empty = QLabel(self.tr("Run a sweep to see throughput against the swept parameters."), self)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.stack.addWidget(self.empty)
         self.stack.setCurrentWidget(self.empty)
 
-        self.export_button = QPushButton(theme.icon("export"), "Export…", self)
+        self.export_button = QPushButton(theme.icon("export"), self.tr("Export…"), self)
         self.export_button.clicked.connect(self._choose_export)
         theme.install_export_menu(self.curve_plot, self._choose_export)
         theme.install_export_menu(self.heat_plot, self._choose_export)
@@ -228,21 +230,22 @@ class SweepView(QWidget):
         p = self._points.get(tuple(index))
         head = format_values(vals)
         if p is None:
-            return f"{head}\nnot run yet"
+            return f"{head}\n" + self.tr("not run yet")
         why = point_failure(p)
         if why:
-            return f"{head}\nFAILED — {why}"
+            return f"{head}\n" + self.tr("FAILED — {why}").format(why=why)
         figs = result_figures(p.result, self._metric) or {}
-        unit = "ms (interpreter wall clock)" if self._interp else self._metric
+        unit = self._unit()
         lines = [head, f"Triton: {_fmt(figs.get('y'))} {unit}"]
         tv = figs.get("torch", math.nan)
         if math.isfinite(tv):
             lines.append(f"torch: {_fmt(tv)} {unit}")
         t = p.result.timing
         if t is not None and not self._interp:
-            lines.append(f"median {_fmt(t.median_ms)} ms [p20 {_fmt(t.p20_ms)}, p80 {_fmt(t.p80_ms)}]")
+            lines.append(self.tr("median {median} ms [p20 {p20}, p80 {p80}]").format(
+                median=_fmt(t.median_ms), p20=_fmt(t.p20_ms), p80=_fmt(t.p80_ms)))
         if self.best_index() == tuple(index):
-            lines.append("★ best of the sweep")
+            lines.append(self.tr("★ best of the sweep"))
         return "\n".join(lines)
 
     def cell_text(self, *index: int) -> str:
@@ -344,7 +347,7 @@ class SweepView(QWidget):
             name, values = self._axes[0]
             x, kind = _axis_positions(values)
             cp = self.curve_plot.getPlotItem()
-            self._set_label(cp, "bottom", name + (" (log2 axis)" if kind == "log2" else ""))
+            self._set_label(cp, "bottom", name + (self.tr(" (log2 axis)") if kind == "log2" else ""))
             ticks = [(float(xi), str(v)) for xi, v in zip(x, values, strict=True)]
             cp.getAxis("bottom").setTicks(None if kind == "linear" else [ticks])
         elif len(self._axes) == 2:
@@ -368,7 +371,7 @@ class SweepView(QWidget):
         n_axes = len(self._axes)
         if n_axes == 0:
             self.stack.setCurrentWidget(self.empty)
-            self.title.setText("No sweep yet.")
+            self.title.setText(self.tr("No sweep yet."))
             return
         if n_axes == 1:
             self._draw_curve()
@@ -379,7 +382,7 @@ class SweepView(QWidget):
         self._update_title()
 
     def _unit(self) -> str:
-        return "ms (interpreter wall clock)" if self._interp else self._metric
+        return self.tr("ms (interpreter wall clock)") if self._interp else self._metric
 
     def _draw_curve(self) -> None:
         _, values = self._axes[0]
@@ -399,14 +402,14 @@ class SweepView(QWidget):
         if bool(failed) != self._failed_in_legend:
             self._failed_in_legend = bool(failed)
             if failed:
-                cp.legend.addItem(self.failed_marks, "failed (hover for why)")
+                cp.legend.addItem(self.failed_marks, self.tr("failed (hover for why)"))
             else:
                 cp.legend.removeItem(self.failed_marks)
         b = self.best_index()
         if b is not None:
             i = b[0]
             self.best_mark.setData(x=[x[i]], y=[y[i]])
-            self.best_text.setText(f"best {_fmt(y[i])} at {values[i]}")
+            self.best_text.setText(self.tr("best {value} at {where}").format(value=_fmt(y[i]), where=values[i]))
             # anchored by where the point lies: a label centred over the last point of the
             # axis ran past the plot's right edge
             span = float(x.max() - x.min())
@@ -453,7 +456,7 @@ class SweepView(QWidget):
                     frac = (v - lo) / (hi - lo) if hi > lo else 0.5
                     state = (_fmt(float(v)), "k" if frac > 0.6 else "w")
                 else:
-                    state = ("failed", theme.FAIL)
+                    state = (self.tr("failed"), theme.FAIL)
                 if self._cell_state.get((ix, iy)) != state:
                     self._cell_state[(ix, iy)] = state
                     t = self._cell_label(ix, iy)
@@ -471,15 +474,16 @@ class SweepView(QWidget):
         total = int(np.prod([len(v) for _, v in self._axes]))
         done = len(self._points)
         failed = sum(1 for p in self._points.values() if point_failure(p))
-        text = f"Sweep of {names}: {done}/{total} points"
+        text = self.tr("Sweep of {names}: {done}/{total} points").format(names=names, done=done, total=total)
         if failed:
-            text += f", {failed} failed"
+            text += self.tr(", {n} failed").format(n=failed)
         b = self.best_index()
         if b is not None:
             p = self._points[b]
-            text += f" · best {_fmt(self._value(p))} {self._unit()} at {format_values(p.values)}"
+            text += " · " + self.tr("best {value} {unit} at {where}").format(
+                value=_fmt(self._value(p)), unit=self._unit(), where=format_values(p.values))
         if self._interp:
-            text += " · interpreter wall clock, not GPU speed"
+            text += " · " + self.tr("interpreter wall clock, not GPU speed")
         self.title.setText(text)
 
     # -- internals: interaction ----------------------------------------------------------------
@@ -514,8 +518,8 @@ class SweepView(QWidget):
                                     self._axes[1][0]: self._axes[1][1][cell[1]]})
 
     def _choose_export(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export sweep", "sweep.png",
-                                              "PNG image (*.png);;SVG vector image (*.svg)")
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export sweep"), "sweep.png",
+                                              self.tr("PNG image (*.png);;SVG vector image (*.svg)"))
         if path:
             self.export(path)
 

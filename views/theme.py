@@ -100,7 +100,9 @@ def install_export_menu(plot: pg.PlotWidget | pg.GraphicsLayoutWidget, choose: C
     from PySide6.QtGui import QAction
 
     scene = plot.scene()
-    action = QAction("Export plot as PNG / SVG…", scene)
+    from .i18n import translate
+
+    action = QAction(translate("theme", "Export plot as PNG / SVG…"), scene)
     action.triggered.connect(choose)
     scene.contextMenu = [action]
 

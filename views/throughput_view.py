@@ -137,13 +137,13 @@ class ThroughputView(QWidget):
         self._flush_s = 0.0  # how long the last flush took (see _schedule)
         self._timer.timeout.connect(self.flush)
 
-        self.banner = QLabel("Interpreter wall-clock time — not GPU speed", self)
+        self.banner = QLabel(self.tr("Interpreter wall-clock time — not GPU speed"), self)
         self.banner.setObjectName("interpreter_banner")
         self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.banner.setStyleSheet("background: #fff3c4; color: #6b4e00; border: 1px solid #e0c060;"
                                   " padding: 4px; font-weight: bold;")
-        self.banner.setToolTip("The Triton interpreter runs each program in Python on the CPU; its time "
-                               "says nothing about how fast the kernel runs on a GPU.")
+        self.banner.setToolTip(self.tr("The Triton interpreter runs each program in Python on the CPU; its time "
+                                       "says nothing about how fast the kernel runs on a GPU."))
         self.banner.hide()
 
         self.plot = _TimedPlotWidget(self)
@@ -153,7 +153,7 @@ class ThroughputView(QWidget):
         # minor ones made that ~10 ms a frame (1000-point live plot: 66 -> 23 ms per add, bench_gui live)
         for name in ("left", "bottom"):
             pi.getAxis(name).setStyle(maxTickLevel=1)
-        pi.setLabel("bottom", "run")
+        pi.setLabel("bottom", self.tr("run"))
         self.legend = pi.addLegend(offset=(-10, 10))
         self.triton_line = pi.plot(pen=pg.mkPen(theme.TRITON, width=1.5), name="Triton")
         self.error_bars = pg.ErrorBarItem(pen=pg.mkPen(theme.TRITON, width=1), beam=0.35)
@@ -185,14 +185,14 @@ class ThroughputView(QWidget):
         self.peak_line.hide()
         pi.addItem(self.peak_line, ignoreBounds=True)
 
-        self.summary = QLabel("No runs yet.", self)
+        self.summary = QLabel(self.tr("No runs yet."), self)
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
-        self.export_button = QPushButton(theme.icon("export"), "Export…", self)
-        self.export_button.setToolTip("Save the plot as PNG or SVG")
+        self.export_button = QPushButton(theme.icon("export"), self.tr("Export…"), self)
+        self.export_button.setToolTip(self.tr("Save the plot as PNG or SVG"))
         self.export_button.clicked.connect(self._choose_export)
         theme.install_export_menu(self.plot, self._choose_export)
-        self.clear_button = QPushButton("Clear", self)
+        self.clear_button = QPushButton(self.tr("Clear"), self)
         self.clear_button.clicked.connect(self.clear)
         column(self, self.banner, (self.plot, 1), row((self.summary, 1), self.clear_button, self.export_button))
         self._apply_mode()
@@ -311,7 +311,8 @@ class ThroughputView(QWidget):
         if peak:
             self.peak_line.setValue(peak)
             self.peak_line.show()  # before setFormat: a hidden label ignores text updates
-            self.peak_line.label.setFormat(f"measured peak {_fmt(peak)} {self._metric}")
+            self.peak_line.label.setFormat(self.tr("measured peak {peak} {unit}").format(peak=_fmt(peak),
+                                                                                         unit=self._metric))
         else:
             self.peak_line.hide()
         top = max([peak or 0.0] + ([float(np.nanmax(s["hi"]))] if s.n else []))
@@ -330,30 +331,32 @@ class ThroughputView(QWidget):
         """The hover text of the point of run ``run_index`` (0-based index into ``results()``)."""
         r = self._results[run_index]
         figs = result_figures(r, self._metric) or {}
-        lines = [f"Run {run_index + 1} · {r.backend} · {r.device}", format_values(r.values)]
+        lines = [self.tr("Run {n}").format(n=run_index + 1) + f" · {r.backend} · {r.device}", format_values(r.values)]
         t = r.timing
         if r.backend == "interpreter" or (t and t.is_interpreter):
-            lines.append(f"interpreter wall clock: {_fmt(t.median_ms)} ms "
-                         f"[p20 {_fmt(t.p20_ms)}, p80 {_fmt(t.p80_ms)}] — not GPU speed")
+            lines.append(self.tr("interpreter wall clock: {median} ms [p20 {p20}, p80 {p80}] — not GPU speed").format(
+                median=_fmt(t.median_ms), p20=_fmt(t.p20_ms), p80=_fmt(t.p80_ms)))
             if math.isfinite(figs.get("torch", math.nan)):
-                lines.append(f"torch on CPU: {_fmt(figs['torch'])} ms")
+                lines.append(self.tr("torch on CPU: {ms} ms").format(ms=_fmt(figs["torch"])))
         elif t is not None:
             y = figs.get("y")
             pct = ""
             peak = self.peak()
             if y and peak:
-                pct = f" ({100 * y / peak:.0f}% of peak)"
-            lines.append(f"Triton: {_fmt(y)} {self._metric}{pct}; median {_fmt(t.median_ms)} ms "
-                         f"[p20 {_fmt(t.p20_ms)}, p80 {_fmt(t.p80_ms)}]")
+                pct = self.tr(" ({pct:.0f}% of peak)").format(pct=100 * y / peak)
+            lines.append(f"Triton: {_fmt(y)} {self._metric}{pct}; " + self.tr(
+                "median {median} ms [p20 {p20}, p80 {p80}]").format(median=_fmt(t.median_ms), p20=_fmt(t.p20_ms),
+                                                                    p80=_fmt(t.p80_ms)))
             tv = figs.get("torch", math.nan)
             if math.isfinite(tv):
                 ratio = r.metrics.ratio_vs_torch if r.metrics else None
-                rs = f"; Triton/torch speed {ratio:.2f}×" if ratio else ""
+                rs = self.tr("; Triton/torch speed {ratio:.2f}×").format(ratio=ratio) if ratio else ""
                 lines.append(f"torch: {_fmt(tv)} {self._metric}{rs}")
         if r.check is not None:
-            lines.append("check: PASS" if r.check.passed else f"check: FAIL — {r.check.reason}")
+            lines.append(self.tr("check: PASS") if r.check.passed else
+                         self.tr("check: FAIL — {reason}").format(reason=r.check.reason))
         if r.error is not None:
-            lines.append(f"error: {r.error.message}")
+            lines.append(self.tr("error: {message}").format(message=r.error.message))
         return "\n".join(lines)
 
     # -- internals -----------------------------------------------------------------------------
@@ -380,42 +383,42 @@ class ThroughputView(QWidget):
         self._shown_mode = (self._mode, self._metric)
         pi = self.plot.getPlotItem()
         if interp:
-            pi.setLabel("left", "time (ms) — interpreter wall clock")
-            pi.setTitle("Interpreter runs (CPU): milliseconds, lower is better")
+            pi.setLabel("left", self.tr("time (ms) — interpreter wall clock"))
+            pi.setTitle(self.tr("Interpreter runs (CPU): milliseconds, lower is better"))
         else:
             pi.setLabel("left", self._metric)
-            pi.setTitle(f"Throughput per run ({self._metric}, higher is better)")
-        self.legend.getLabel(self.torch_line).setText("torch on CPU (ms)" if interp else "torch")
-        self.legend.getLabel(self.triton_line).setText("Triton interpreter (ms)" if interp else "Triton")
+            pi.setTitle(self.tr("Throughput per run ({unit}, higher is better)").format(unit=self._metric))
+        self.legend.getLabel(self.torch_line).setText(self.tr("torch on CPU (ms)") if interp else "torch")
+        self.legend.getLabel(self.triton_line).setText(self.tr("Triton interpreter (ms)") if interp else "Triton")
 
     def _update_summary(self) -> None:
         s = self._series[self._mode]
         if not self._results:
-            self.summary.setText("No runs yet.")
+            self.summary.setText(self.tr("No runs yet."))
             return
         if s.n == 0:
-            self.summary.setText(f"{len(self._results)} runs, none timed.")
+            self.summary.setText(self.tr("{n} runs, none timed.").format(n=len(self._results)))
             return
         i = int(s["idx"][-1])
         y = float(s["y"][-1])
         if self._mode == "interpreter":
-            text = f"Run {i + 1}: {_fmt(y)} ms (interpreter wall clock)"
+            text = self.tr("Run {n}: {ms} ms (interpreter wall clock)").format(n=i + 1, ms=_fmt(y))
         else:
-            text = f"Run {i + 1}: {_fmt(y)} {self._metric}"
+            text = self.tr("Run {n}").format(n=i + 1) + f": {_fmt(y)} {self._metric}"
             peak = self.peak()
             if peak:
-                text += f" = {100 * y / peak:.0f}% of measured peak"
+                text += self.tr(" = {pct:.0f}% of measured peak").format(pct=100 * y / peak)
             tv = float(s["torch"][-1])
             if math.isfinite(tv):
                 text += f"; torch {_fmt(tv)} {self._metric} (Triton/torch {y / tv:.2f}×)"
         skipped = len(self._results) - self._series["gpu"].n - self._series["interpreter"].n
         if skipped:
-            text += f" · {skipped} run(s) without timing"
+            text += self.tr(" · {n} run(s) without timing").format(n=skipped)
         self.summary.setText(text)
 
     def _choose_export(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export plot", "throughput.png",
-                                              "PNG image (*.png);;SVG vector image (*.svg)")
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export plot"), "throughput.png",
+                                              self.tr("PNG image (*.png);;SVG vector image (*.svg)"))
         if path:
             self.export(path)
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from kernels.data.trace import Trace
 
+from ..i18n import translate
 from .prepare import COLOR_MODES
 from .state import GridState
 from .text import loop_label, loop_name
@@ -39,20 +40,20 @@ class GridControls(QWidget):
         self._trace: Trace | None = None
         self._mode_combo = QComboBox()
         for key, text in COLOR_MODES.items():
-            self._mode_combo.addItem(text, key)
-        self._mode_combo.setToolTip("What a program's colour means, in the grid and the tile maps")
+            self._mode_combo.addItem(translate("GridView", text), key)
+        self._mode_combo.setToolTip(translate("GridView", "What a program's colour means, in the grid and the tile maps"))
         self._mode_combo.currentIndexChanged.connect(lambda i: state.set_mode(self._mode_combo.itemData(i)))
-        self._z_label = QLabel("z slice")
+        self._z_label = QLabel(translate("GridView", "z slice"))
         self._z_spin = QSpinBox()
-        self._z_spin.setToolTip("Which z layer of the 3-D program grid to draw")
+        self._z_spin.setToolTip(translate("GridView", "Which z layer of the 3-D program grid to draw"))
         self._z_spin.valueChanged.connect(state.set_z)
         self._play = QToolButton()
         self._play.setCheckable(True)
         self._play.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
-        self._play.setToolTip("Step through the loop's iterations")
+        self._play.setToolTip(translate("GridView", "Step through the loop's iterations"))
         self._play.toggled.connect(state.set_playing)
         self._slider = QSlider(Qt.Orientation.Horizontal)
-        self._slider.setToolTip("Loop iteration to show (far left: all iterations)")
+        self._slider.setToolTip(translate("GridView", "Loop iteration to show (far left: all iterations)"))
         self._slider.setMinimumWidth(160)
         self._slider.valueChanged.connect(lambda v: state.set_step(None if v < 0 else v))
         self._loop_label = QLabel()
@@ -60,7 +61,7 @@ class GridControls(QWidget):
         self._loop_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self._loop_label.setMinimumWidth(140)
         self._loop_combo = QComboBox()
-        self._loop_combo.setToolTip("Which loop the slider steps through (loops in source order)")
+        self._loop_combo.setToolTip(translate("GridView", "Which loop the slider steps through (loops in source order)"))
         self._loop_combo.currentIndexChanged.connect(lambda i: state.set_loop(i) if i >= 0 else None)
         self.timer = QTimer(self)
         self.timer.setInterval(self.PLAY_INTERVAL_MS)
@@ -68,7 +69,7 @@ class GridControls(QWidget):
 
         bar = QHBoxLayout(self)
         bar.setContentsMargins(0, 0, 0, 0)
-        bar.addWidget(QLabel("Colour"))
+        bar.addWidget(QLabel(translate("GridView", "Colour")))
         bar.addWidget(self._mode_combo)
         bar.addSpacing(12)
         bar.addWidget(self._z_label)
@@ -103,7 +104,8 @@ class GridControls(QWidget):
         with QSignalBlocker(self._loop_combo):
             self._loop_combo.clear()
             for j, n in enumerate(steps):
-                self._loop_combo.addItem(loop_name(trace, j, short=True) + f" ({n} iterations)")
+                self._loop_combo.addItem(loop_name(trace, j, short=True)
+                                         + translate("GridView", " ({n} iterations)").format(n=n))
             self._loop_combo.setCurrentIndex(0 if steps else -1)
         self._set_loop_controls()
 

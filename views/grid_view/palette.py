@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor
 
 from views import theme
 
+from ..i18n import translate
 from .prepare import (
     ACCUMULATED,
     DIM,
@@ -95,25 +96,27 @@ def legend_html(mode: str, windowed: bool) -> str:
     """What the colours mean in mode ``mode`` (and "not recorded" for a windowed trace)."""
     sw = _swatch
     if mode == "program":
-        colour = "tile colour = the program that stored the element (else the one that loaded it)"
+        colour = translate("GridView", "tile colour = the program that stored the element (else the one that "
+                                       "loaded it)")
     elif mode == "dispatch":
         lo, hi = _ramp("viridis")
-        colour = f"colour = dispatch order: first program {lo} → last {hi}"
+        colour = translate("GridView", "colour = dispatch order: first program {lo} → last {hi}").format(lo=lo, hi=hi)
     elif mode == "wave":
-        colour = "colour = the wave a program runs in (programs ÷ (SMs × programs per SM))"
+        colour = translate("GridView", "colour = the wave a program runs in (programs ÷ (SMs × programs per SM))")
     else:
         lo, hi = _ramp("plasma")
-        colour = f"colour = fraction of the program's lanes masked off: 0% {lo} → 100% {hi}"
+        colour = translate("GridView", "colour = fraction of the program's lanes masked off: 0% {lo} → 100% {hi}"
+                           ).format(lo=lo, hi=hi)
     parts = [
         colour,
-        f"{sw(SPECIAL[UNTOUCHED])} untouched",
-        f"{sw(SPECIAL[PAD])} no element (padding)",
-        f"{sw(SPECIAL[MULTI_WRITE])} written by several programs",
-        f"{sw(SPECIAL[SHARED_READ])} read by several programs",
-        f"{sw(SPECIAL[ACCUMULATED])} atomics of several programs",
-        f"hover: {sw(TINT[LIT_LOAD])} loaded {sw(TINT[LIT_STORE])} stored "
-        f"{sw(TINT[LIT_LOAD | LIT_STORE])} both / atomic",
+        f"{sw(SPECIAL[UNTOUCHED])} " + translate("GridView", "untouched"),
+        f"{sw(SPECIAL[PAD])} " + translate("GridView", "no element (padding)"),
+        f"{sw(SPECIAL[MULTI_WRITE])} " + translate("GridView", "written by several programs"),
+        f"{sw(SPECIAL[SHARED_READ])} " + translate("GridView", "read by several programs"),
+        f"{sw(SPECIAL[ACCUMULATED])} " + translate("GridView", "atomics of several programs"),
+        translate("GridView", "hover: {load} loaded {store} stored {both} both / atomic").format(
+            load=sw(TINT[LIT_LOAD]), store=sw(TINT[LIT_STORE]), both=sw(TINT[LIT_LOAD | LIT_STORE])),
     ]
     if windowed:
-        parts.append(f"{sw(SPECIAL[NOT_RECORDED])} not recorded")
+        parts.append(f"{sw(SPECIAL[NOT_RECORDED])} " + translate("GridView", "not recorded"))
     return " &nbsp;·&nbsp; ".join(parts)

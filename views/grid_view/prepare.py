@@ -20,6 +20,8 @@ import numpy as np
 from kernels.data.grid import program_xyz
 from kernels.data.trace import NO_PROGRAM, OP_ATOMIC, OP_LOAD, OP_STORE, SEVERAL
 
+from ..i18n import QT_TRANSLATE_NOOP
+
 if TYPE_CHECKING:
     from kernels.data.trace import TensorInfo, TensorMaps, Trace
 
@@ -28,11 +30,11 @@ __all__ = [
     "fold_width", "grid_fold", "is_strip", "prepare_trace", "program_slots",
 ]
 
-COLOR_MODES: dict[str, str] = {
-    "program": "by program",
-    "dispatch": "by dispatch order",
-    "wave": "by wave",
-    "masked": "by masked-lane fraction",
+COLOR_MODES: dict[str, str] = {  # shown translated (context "GridView")
+    "program": QT_TRANSLATE_NOOP("GridView", "by program"),
+    "dispatch": QT_TRANSLATE_NOOP("GridView", "by dispatch order"),
+    "wave": QT_TRANSLATE_NOOP("GridView", "by wave"),
+    "masked": QT_TRANSLATE_NOOP("GridView", "by masked-lane fraction"),
 }
 
 # Bits of a lit element / program: loaded by the selection, stored by it (an atomic sets both).

@@ -4,20 +4,34 @@ plain strings from a ``PreparedTrace``, no Qt (titles are Qt rich text, but only
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from kernels.data.grid import program_xyz
 from kernels.data.trace import OOB_OUTSIDE_VIEW, OP_NAMES, SEVERAL, OOBRecord, Trace
 
+from ..i18n import QT_TRANSLATE_NOOP, translate
 from .lighting import Target, element_lanes, program_events
 from .prepare import LIT_LOAD, LIT_STORE, Panel, PreparedTrace, is_strip
 
 __all__ = [
     "HINT", "element_text", "fmt_range", "grid_title", "info_text", "loop_label", "loop_name",
-    "oob_header", "oob_line", "panel_title", "program_text", "window_text",
+    "oob_header", "oob_line", "panel_title", "program_text", "window_text", "window_words",
 ]
 
-HINT = "Hover a program to light its elements, or an element to see who touched it; click to pin."
+HINT = QT_TRANSLATE_NOOP("GridView", "Hover a program to light its elements, or an element to see who touched it; "
+                                    "click to pin.")
+#: the words of a tile map's role (``Panel.role``: "read + written"…) and of the access ops
+ROLE_WORDS = (QT_TRANSLATE_NOOP("GridView", "read"), QT_TRANSLATE_NOOP("GridView", "written"),
+              QT_TRANSLATE_NOOP("GridView", "atomics"), QT_TRANSLATE_NOOP("GridView", "untouched"),
+              QT_TRANSLATE_NOOP("GridView", "load"), QT_TRANSLATE_NOOP("GridView", "store"),
+              QT_TRANSLATE_NOOP("GridView", "atomic"))
+
+
+def _word(text: str) -> str:
+    """A word of ``ROLE_WORDS`` in the user's language."""
+    return translate("GridView", text)
 
 
 def fmt_range(lo: int, hi: int) -> str:
@@ -26,19 +40,22 @@ def fmt_range(lo: int, hi: int) -> str:
 
 def _dim_names(p: Panel) -> list[str]:
     nd = len(p.info.shape)
-    return ["rows", "cols"] if nd == 2 else [f"dim{d}" for d in range(nd)]
+    if nd == 2:
+        return [translate("GridView", "rows"), translate("GridView", "cols")]
+    return [f"dim{d}" for d in range(nd)]
 
 
 def loop_name(trace: Trace, j: int, short: bool = False) -> str:
     """``line N: <its source text>`` of loop ``j`` (``loop j`` when its line is unknown)."""
     if j >= len(trace.loop_lines) or trace.loop_lines[j] < 0:
-        return f"loop {j}"
+        return translate("GridView", "loop {j}").format(j=j)
     ln = trace.loop_lines[j]
     src = trace.source.splitlines()
     i = ln - trace.source_first_line
     text = src[i].split("#")[0].strip() if 0 <= i < len(src) else ""
     width = 32 if short else 48
-    return f"line {ln}" + (f": {text[:width]}{'…' if len(text) > width else ''}" if text else "")
+    return (translate("GridView", "line {n}").format(n=ln)
+            + (f": {text[:width]}{'…' if len(text) > width else ''}" if text else ""))
 
 
 def loop_label(trace: Trace | None, loop_steps: list[int], loop: int, step: int | None, n_steps: int) -> str:
@@ -46,8 +63,10 @@ def loop_label(trace: Trace | None, loop_steps: list[int], loop: int, step: int 
     if trace is None or not n_steps:
         return ""
     # the step first: when the bar is narrow the loop's source text is what gets cut
-    where = "" if len(loop_steps) > 1 else "   —   loop at " + loop_name(trace, loop)
-    shown = "all iterations" if step is None else f"step {step} of {n_steps}"
+    where = "" if len(loop_steps) > 1 else "   —   " + translate("GridView", "loop at {where}").format(
+        where=loop_name(trace, loop))
+    shown = (translate("GridView", "all iterations") if step is None else
+             translate("GridView", "step {step} of {n}").format(step=step, n=n_steps))
     return f"{shown}{where}"
 
 
@@ -57,29 +76,32 @@ def _program_tensor_line(prep: PreparedTrace, p: Panel, pid: int, step: int | No
         return None
     el, _ = p.lanes_of_events(js)
     ops = sorted({OP_NAMES[o] for o in prep.trace.events.op[p.ev[js]]})
-    what = f"{'/'.join(ops)} ×{len(js)}"
+    what = f"{'/'.join(_word(o) for o in ops)} ×{len(js)}"
     if not el.size:
-        return f"  {p.info.name}: {what}, every lane masked"
+        return f"  {p.info.name}: {what}, " + translate("GridView", "every lane masked")
     uniq = np.unique(el)
     if len(p.info.shape) >= 2:
         idx = np.unravel_index(uniq, p.info.shape)
         ranges = ", ".join(f"{nm} {fmt_range(int(i.min()), int(i.max()))}"
                            for nm, i in zip(_dim_names(p), idx, strict=True))
     else:
-        ranges = f"elements {fmt_range(int(uniq.min()), int(uniq.max()))}"
-    return f"  {p.info.name}: {what}  {ranges}  ({len(uniq)} elements)"
+        ranges = translate("GridView", "elements {range}").format(range=fmt_range(int(uniq.min()), int(uniq.max())))
+    return f"  {p.info.name}: {what}  {ranges}  " + translate("GridView", "({n} elements)").format(n=len(uniq))
 
 
 def program_text(prep: PreparedTrace, pid: int, step: int | None, loop: int) -> str:
     """What program ``pid`` did (in loop step ``step`` of loop ``loop``, unless None)."""
     tr = prep.trace
     x, y, z = program_xyz(pid, tr.grid)
-    head = f"program {pid}   pid (x={x}, y={y}, z={z})"
+    head = translate("GridView", "program {pid}").format(pid=pid) + f"   pid (x={x}, y={y}, z={z})"
     pos = int(prep.pos[pid])
     if pos < 0:
-        return f"{head}\nnot recorded: the tracer ran {tr.window}."
-    head += f"   wave {int(np.asarray(prep.wave)[pos])}"
-    lines = [head + (f"   (step {step} of the loop at {loop_name(tr, loop)})" if step is not None else "")]
+        return f"{head}\n" + translate("GridView", "not recorded: the tracer ran {window}.").format(
+            window=window_words(tr.window))
+    head += "   " + translate("GridView", "wave {w}").format(w=int(np.asarray(prep.wave)[pos]))
+    at = ("   " + translate("GridView", "(step {step} of the loop at {where})").format(
+        step=step, where=loop_name(tr, loop)) if step is not None else "")
+    lines = [head + at]
     for p in prep.panels:
         line = _program_tensor_line(prep, p, pid, step)
         if line is not None:
@@ -89,10 +111,12 @@ def program_text(prep: PreparedTrace, pid: int, step: int | None, loop: int) -> 
     active, masked, oob = (int(ev.n_active[es].sum()), int(ev.n_masked[es].sum()), int(ev.n_oob[es].sum()))
     total = active + masked + oob
     frac = 100.0 * masked / total if total else 0.0
-    lines.append(f"masked lanes: {masked} of {total} ({frac:.1f}%)"
-                 + (f"   out-of-bounds lanes: {oob}" if oob else ""))
+    lines.append(translate("GridView", "masked lanes: {n} of {total} ({frac:.1f}%)").format(
+        n=masked, total=total, frac=frac)
+        + ("   " + translate("GridView", "out-of-bounds lanes: {n}").format(n=oob) if oob else ""))
     st = tr.stats
-    lines.append(f"bytes loaded {int(st.bytes_loaded[pos]):,}   stored {int(st.bytes_stored[pos]):,}")
+    lines.append(translate("GridView", "bytes loaded {loaded:,}   stored {stored:,}").format(
+        loaded=int(st.bytes_loaded[pos]), stored=int(st.bytes_stored[pos])))
     return "\n".join(lines)
 
 
@@ -100,32 +124,39 @@ def element_text(prep: PreparedTrace, p: Panel, flat: int) -> str:
     """Who read and wrote element ``flat`` of panel ``p``, and whether that is a race."""
     idx = p.multi_index(flat)
     name = f"{p.info.name}[{', '.join(str(i) for i in idx)}]"
-    head = name + (f"   (flat {flat})" if len(idx) > 1 else "")
+    head = name + ("   " + translate("GridView", "(flat {flat})").format(flat=flat) if len(idx) > 1 else "")
     progs, kinds, _ = element_lanes(p, flat)
+    verbs = {LIT_STORE: translate("GridView", "written"), LIT_LOAD: translate("GridView", "read"),
+             LIT_LOAD | LIT_STORE: translate("GridView", "updated atomically")}
 
-    def who(kind: int, verb: str) -> str:
+    def who(kind: int) -> str:
         ps = np.unique(progs[kinds == kind])
         if ps.size == 0:
-            return f"{verb} by no program"
+            return translate("GridView", "{verb} by no program").format(verb=verbs[kind])
         if ps.size == 1:
-            return f"{verb} by program {int(ps[0])} {program_xyz(int(ps[0]), prep.trace.grid)}"
+            return translate("GridView", "{verb} by program {pid} {xyz}").format(
+                verb=verbs[kind], pid=int(ps[0]), xyz=program_xyz(int(ps[0]), prep.trace.grid))
         shown = ", ".join(str(int(v)) for v in ps[:8]) + (", …" if ps.size > 8 else "")
-        return f"{verb} by {ps.size} programs: {shown}"
+        return translate("GridView", "{verb} by {n} programs: {shown}").format(verb=verbs[kind], n=ps.size,
+                                                                               shown=shown)
 
     m = p.maps
     n_reads, n_writes = int(m.n_reads.reshape(-1)[flat]), int(m.n_writes.reshape(-1)[flat])
-    lines = [head, who(LIT_STORE, "written"), who(LIT_LOAD, "read")]
+    lines = [head, who(LIT_STORE), who(LIT_LOAD)]
     if (kinds == LIT_LOAD | LIT_STORE).any():  # an atomic reads and writes in one step
-        lines.append(who(LIT_LOAD | LIT_STORE, "updated atomically"))
-    lines.append(f"reads: {n_reads}   writes: {n_writes}")
+        lines.append(who(LIT_LOAD | LIT_STORE))
+    lines.append(translate("GridView", "reads: {r}   writes: {w}").format(r=n_reads, w=n_writes))
     if m.multiply_written.reshape(-1)[flat]:
-        lines.append("⚠ written by several programs: the result depends on which store lands "
-                     "last (a race) unless they all store the same value.")
+        lines.append(translate("GridView", "⚠ written by several programs: the result depends on which store "
+                                           "lands last (a race) unless they all store the same value."))
     elif m.writer.reshape(-1)[flat] == SEVERAL:
-        lines.append("updated by atomics of several programs: they accumulate, no race.")
+        lines.append(translate("GridView", "updated by atomics of several programs: they accumulate, no race."))
     elif n_reads == 0 and n_writes == 0:
-        lines.append("untouched: no program loaded or stored it (masked off or never reached"
-                     + (", or its program is outside the recorded window)." if prep.trace.window else ")."))
+        lines.append(translate("GridView", "untouched: no program loaded or stored it (masked off or never "
+                                           "reached, or its program is outside the recorded window).")
+                     if prep.trace.window else
+                     translate("GridView", "untouched: no program loaded or stored it (masked off or never "
+                                           "reached)."))
     return "\n".join(lines)
 
 
@@ -134,21 +165,36 @@ def info_text(prep: PreparedTrace, hover: Target | None, pinned: Target | None, 
     """The info line (and tooltip): the hovered target, else the pinned one, else a hint."""
     target = hover if hover is not None else pinned
     if target is None:
-        text = HINT
+        text = translate("GridView", HINT)
     elif target[0] == "program":
         text = program_text(prep, target[1], step, loop)
     else:
         text = element_text(prep, prep.panels[target[1]], target[2])
     if pinned is not None:
-        what = (f"program {pinned[1]}" if pinned[0] == "program" else
+        what = (translate("GridView", "program {pid}").format(pid=pinned[1]) if pinned[0] == "program" else
                 f"{prep.panels[pinned[1]].info.name}[{pinned[2]}]")
-        text += f"\nPINNED: {what} — click it again or press Esc to unpin."
+        text += "\n" + translate("GridView", "PINNED: {what} — click it again or press Esc to unpin.").format(
+            what=what)
     return text
 
 
+def window_words(window: str) -> str:
+    """``Trace.window`` ("programs 0..255 of 4096", "programs x 0..3, y 0..1 (8 of 64)") in the
+    user's language; a text of another form as it is."""
+    m = re.fullmatch(r"programs (\d+)\.\.(\d+) of (\d+)", window)
+    if m:
+        return translate("GridView", "programs {first}..{last} of {total}").format(
+            first=m.group(1), last=m.group(2), total=m.group(3))
+    m = re.fullmatch(r"programs (.+) \((\d+) of (\d+)\)", window)
+    if m:
+        return translate("GridView", "programs {box} ({n} of {total})").format(
+            box=m.group(1), n=m.group(2), total=m.group(3))
+    return window
+
+
 def window_text(trace: Trace) -> str:
-    return (f"Recorded {trace.window} — the other programs did not run under the tracer."
-            if trace.window else "")
+    return (translate("GridView", "Recorded {window} — the other programs did not run under the tracer.").format(
+        window=window_words(trace.window)) if trace.window else "")
 
 
 def oob_line(trace: Trace, r: OOBRecord) -> str:
@@ -157,37 +203,49 @@ def oob_line(trace: Trace, r: OOBRecord) -> str:
     past = ""
     if r.nearest_tensor:
         ex = ", ".join(str(o) for o in r.example_offsets)
-        past = f" — near {r.nearest_tensor} (offsets {ex}{', …' if r.count > len(r.example_offsets) else ''})"
-    where = "outside any tensor's view" if r.kind == OOB_OUTSIDE_VIEW else "out of bounds"
-    return (f"program {r.program} {xyz}: {r.op} at line {r.line}, "
-            f"{r.count} lane{'s' if r.count != 1 else ''} {where}{past}")
+        more = ", …" if r.count > len(r.example_offsets) else ""
+        past = " — " + translate("GridView", "near {tensor} (offsets {offsets})").format(
+            tensor=r.nearest_tensor, offsets=ex + more)
+    where = (translate("GridView", "outside any tensor's view") if r.kind == OOB_OUTSIDE_VIEW else
+             translate("GridView", "out of bounds"))
+    lanes = (translate("GridView", "{n} lane") if r.count == 1 else translate("GridView", "{n} lanes")).format(n=r.count)
+    return (translate("GridView", "program {pid} {xyz}: {op} at line {line}").format(
+        pid=r.program, xyz=xyz, op=_word(r.op), line=r.line) + f", {lanes} {where}{past}")
 
 
 def oob_header(n: int) -> str:
-    return (f"⚠ {n} out-of-bounds access{'es' if n != 1 else ''} — these "
-            "lanes hit no tensor, so no tile map can show them (click one):")
+    text = (translate("GridView", "⚠ {n} out-of-bounds access") if n == 1 else
+            translate("GridView", "⚠ {n} out-of-bounds accesses")).format(n=n)
+    return text + " — " + translate("GridView", "these lanes hit no tensor, so no tile map can show them "
+                                                "(click one):")
 
 
 def grid_title(prep: PreparedTrace) -> str:
     """Rich-text title of the program grid."""
     gx, gy, gz = prep.trace.grid
     if prep.folded_grid:
-        desc = f"1-D grid ({gx},)" + (f", folded into rows of {prep.gw}" if prep.grows > 1 else "")
+        desc = (translate("GridView", "1-D grid ({gx},)").format(gx=gx)
+                + (translate("GridView", ", folded into rows of {n}").format(n=prep.gw) if prep.grows > 1 else ""))
     else:
-        desc = f"grid ({gx}, {gy}{', ' + str(gz) if gz > 1 else ''}): x → , y ↓"
-    return f"<b>Programs</b> — {prep.P} {'program' if prep.P == 1 else 'programs'}, {desc}"
+        desc = translate("GridView", "grid ({dims}): x → , y ↓").format(
+            dims=f"{gx}, {gy}{', ' + str(gz) if gz > 1 else ''}")
+    count = (translate("GridView", "{n} program") if prep.P == 1 else translate("GridView", "{n} programs")).format(
+        n=prep.P)
+    return translate("GridView", "<b>Programs</b> — {count}, {desc}").format(count=count, desc=desc)
 
 
 def panel_title(p: Panel, warn_colour: str) -> str:
     """Rich-text title of a tile map: name, shape, dtype, role; out-of-bounds lanes in
     ``warn_colour``. A map beside others gets two lines: the layout cannot shrink a title."""
-    shape = "×".join(str(s) for s in p.info.shape) or "scalar"
-    title = f"<b>{p.info.name}</b> [{shape}] {p.info.dtype}{' — ' if is_strip(p) else '<br>'}{p.role}"
+    shape = "×".join(str(s) for s in p.info.shape) or translate("GridView", "scalar")
+    role = " + ".join(_word(w) for w in p.role.split(" + "))
+    title = f"<b>{p.info.name}</b> [{shape}] {p.info.dtype}{' — ' if is_strip(p) else '<br>'}{role}"
     if p.folded and p.rows > 1:
-        title += f" <span style='color:#777'>(rows of {p.cols})</span>"
+        title += " <span style='color:#777'>" + translate("GridView", "(rows of {n})").format(n=p.cols) + "</span>"
     if len(p.info.shape) > 2:
-        title += " <span style='color:#777'>(leading dims flattened)</span>"
+        title += " <span style='color:#777'>" + translate("GridView", "(leading dims flattened)") + "</span>"
     if p.n_oob:
-        title += (f" <span style='color:{warn_colour}'><b>⚠ {p.n_oob} out-of-bounds "
-                  f"lane{'s' if p.n_oob != 1 else ''}</b></span>")
+        lanes = (translate("GridView", "⚠ {n} out-of-bounds lane") if p.n_oob == 1 else
+                 translate("GridView", "⚠ {n} out-of-bounds lanes")).format(n=p.n_oob)
+        title += f" <span style='color:{warn_colour}'><b>{lanes}</b></span>"
     return title

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QLabel, QListWidget, QScrollArea, QSizePolicy, QTo
 from kernels.data.trace import OOBRecord, Trace
 
 from .. import theme
+from ..i18n import translate
 from .canvas import GridCanvas
 from .controls import GridControls
 from .lighting import (
@@ -135,7 +136,7 @@ class GridView(QWidget):
         self._legend = QLabel()
         self._legend.setWordWrap(True)
         self._legend.setTextFormat(Qt.TextFormat.RichText)
-        self._info = QLabel("Hover a program or an element.")
+        self._info = QLabel(translate("GridView", "Hover a program or an element."))
         self._info.setFont(theme.mono_font())
         self._info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._info.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)

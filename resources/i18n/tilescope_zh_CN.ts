@@ -1,0 +1,1466 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>CompareDialog</name>
+    <message>
+        <source>Compare runs</source>
+        <translation>比较运行</translation>
+    </message>
+    <message>
+        <source>difference</source>
+        <translation>差异</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>run #{id}</source>
+        <translation>运行 #{id}</translation>
+    </message>
+    <message>
+        <source>metric ({unit})</source>
+        <translation>指标（{unit}）</translation>
+    </message>
+    <message>
+        <source>no parameter</source>
+        <translation>没有参数</translation>
+    </message>
+    <message>
+        <source>Run #{a} vs run #{b}: {what} changed. Highlighted rows differ; the difference column is B relative to A.</source>
+        <translation>运行 #{a} 对比运行 #{b}：{what} 有变化。高亮的行不同；“差异”列是 B 相对 A 的变化。</translation>
+    </message>
+    <message>
+        <source>kernel</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>vs torch</source>
+        <translation>对比 torch</translation>
+    </message>
+    <message>
+        <source>check</source>
+        <translation>校验</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+</context>
+<context>
+    <name>CompileView</name>
+    <message>
+        <source>No compile facts: the interpreter does not compile.
+It runs the kernel&apos;s Python body on the CPU, so there are no registers, shared memory or IR to show. Run on the GPU to see them.</source>
+        <extracomment>the order a reader goes down the compiler: Triton IR, its GPU form, LLVM IR, PTX, machine code</extracomment>
+        <translation>没有编译信息：解释器不做编译。
+它在 CPU 上运行内核的 Python 代码，因此没有寄存器、共享内存或 IR 可显示。在 GPU 上运行即可看到。</translation>
+    </message>
+    <message>
+        <source>No run yet.</source>
+        <translation>尚未运行。</translation>
+    </message>
+    <message>
+        <source>registers</source>
+        <extracomment>``CompileFacts.occupancy_limiter``&apos;s words, shown translated</extracomment>
+        <translation>寄存器</translation>
+    </message>
+    <message>
+        <source>shared memory</source>
+        <translation>共享内存</translation>
+    </message>
+    <message>
+        <source>warps</source>
+        <translation>warp 数</translation>
+    </message>
+    <message>
+        <source>blocks</source>
+        <translation>块数</translation>
+    </message>
+    <message>
+        <source>registers / thread</source>
+        <translation>寄存器 / 线程</translation>
+    </message>
+    <message>
+        <source>32-bit registers each thread holds (n_regs)</source>
+        <translation>每个线程占用的 32 位寄存器数（n_regs）</translation>
+    </message>
+    <message>
+        <source>spills</source>
+        <translation>溢出</translation>
+    </message>
+    <message>
+        <source>registers spilled to local memory (slow): 0 is what you want</source>
+        <translation>溢出到本地内存的寄存器（慢）：最好为 0</translation>
+    </message>
+    <message>
+        <source>shared memory per program (metadata.shared)</source>
+        <translation>每个程序的共享内存（metadata.shared）</translation>
+    </message>
+    <message>
+        <source>warps per program (32 threads each)</source>
+        <translation>每个程序的 warp 数（每个 32 线程）</translation>
+    </message>
+    <message>
+        <source>software-pipelining stages</source>
+        <translation>软件流水线级数</translation>
+    </message>
+    <message>
+        <source>programs per SM</source>
+        <translation>每个 SM 的程序数</translation>
+    </message>
+    <message>
+        <source>how many programs fit on one SM at once</source>
+        <translation>一个 SM 同时能容纳多少个程序</translation>
+    </message>
+    <message>
+        <source>occupancy limited by</source>
+        <translation>占用率受限于</translation>
+    </message>
+    <message>
+        <source>the resource that stops more programs fitting</source>
+        <translation>使更多程序无法驻留的资源</translation>
+    </message>
+    <message>
+        <source>active warps</source>
+        <translation>活跃 warp</translation>
+    </message>
+    <message>
+        <source>resident warps / the SM&apos;s maximum</source>
+        <translation>驻留 warp 数 / SM 上限</translation>
+    </message>
+    <message>
+        <source>waves</source>
+        <translation>波次</translation>
+    </message>
+    <message>
+        <source>programs / (SMs × programs per SM): a tail wave below 1 idles SMs</source>
+        <translation>程序数 / (SM 数 × 每 SM 程序数)：不足 1 的尾波会让 SM 空闲</translation>
+    </message>
+    <message>
+        <source>Find in this IR (Enter: next, Shift+Enter: previous)</source>
+        <translation>在此 IR 中查找（Enter：下一个，Shift+Enter：上一个）</translation>
+    </message>
+    <message>
+        <source>Previous match</source>
+        <translation>上一个匹配</translation>
+    </message>
+    <message>
+        <source>Next match</source>
+        <translation>下一个匹配</translation>
+    </message>
+    <message>
+        <source>Triton kept no IR text for this run.</source>
+        <translation>Triton 未保留这次运行的 IR 文本。</translation>
+    </message>
+    <message>
+        <source>{n} (registers spilled to local memory: slow)</source>
+        <translation>{n}（寄存器溢出到本地内存：慢）</translation>
+    </message>
+    <message>
+        <source>{warps} ({threads} threads / program)</source>
+        <translation>{warps}（{threads} 线程 / 程序）</translation>
+    </message>
+    <message>
+        <source>{waves:.2f} ({n:,} programs on {sms} SMs)</source>
+        <translation>{waves:.2f}（{n:,} 个程序，{sms} 个 SM）</translation>
+    </message>
+    <message>
+        <source>{waves:.2f} ({n:,} programs)</source>
+        <translation>{waves:.2f}（{n:,} 个程序）</translation>
+    </message>
+    <message>
+        <source>{n} match</source>
+        <translation>{n} 处匹配</translation>
+    </message>
+    <message>
+        <source>{n} matches</source>
+        <translation>{n} 处匹配</translation>
+    </message>
+    <message>
+        <source>0 B (none used)</source>
+        <translation>0 B（未使用）</translation>
+    </message>
+</context>
+<context>
+    <name>CorrectnessView</name>
+    <message>
+        <source>No check yet.</source>
+        <extracomment>errors this many times the tolerance and more get the darkest red</extracomment>
+        <translation>尚未校验。</translation>
+    </message>
+    <message>
+        <source>Which output tensor to show</source>
+        <translation>显示哪个输出张量</translation>
+    </message>
+    <message>
+        <source>relative error</source>
+        <translation>相对误差</translation>
+    </message>
+    <message>
+        <source>tolerance</source>
+        <translation>容差</translation>
+    </message>
+    <message>
+        <source>mismatched</source>
+        <translation>不匹配</translation>
+    </message>
+    <message>
+        <source>never written</source>
+        <translation>从未写入</translation>
+    </message>
+    <message>
+        <source>column</source>
+        <translation>列</translation>
+    </message>
+    <message>
+        <source>row</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>error ÷ tolerance</source>
+        <translation>误差 ÷ 容差</translation>
+    </message>
+    <message>
+        <source>pass</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>FAIL</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>{out} row {row}, col {col} (flat {flat})</source>
+        <translation>{out} 第 {row} 行，第 {col} 列（扁平索引 {flat}）</translation>
+    </message>
+    <message>
+        <source>never written (still NaN-poisoned)</source>
+        <translation>从未写入（仍是预填的 NaN）</translation>
+    </message>
+    <message>
+        <source>NaN computed where the reference is finite</source>
+        <translation>参考值有限，但算出了 NaN</translation>
+    </message>
+    <message>
+        <source> ({ratio:.3g}× the map&apos;s tolerance {scale:.3g})</source>
+        <translation>（为图中容差 {scale:.3g} 的 {ratio:.3g}×）</translation>
+    </message>
+    <message>
+        <source>written by {program}</source>
+        <translation>由 {program} 写入</translation>
+    </message>
+    <message>
+        <source>colour: error ÷ tolerance{tol}, green ≤ 1×</source>
+        <translation>颜色：误差 ÷ 容差{tol}，绿色 ≤ 1×</translation>
+    </message>
+    <message>
+        <source>NaN computed</source>
+        <translation>算出 NaN</translation>
+    </message>
+    <message>
+        <source>past the end</source>
+        <translation>超出末尾</translation>
+    </message>
+    <message>
+        <source>PASS</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>{n} elements</source>
+        <translation>{n} 个元素</translation>
+    </message>
+    <message>
+        <source>an element passes when |out − ref| ≤ atol + rtol·|ref| (tolerances for {dtype})</source>
+        <translation>当 |out − ref| ≤ atol + rtol·|ref| 时元素通过（{dtype} 的容差）</translation>
+    </message>
+    <message>
+        <source>{n} of {total} ({pct:.3g}%)</source>
+        <translation>{total} 中的 {n} 个（{pct:.3g}%）</translation>
+    </message>
+    <message>
+        <source>no error map</source>
+        <translation>没有误差图</translation>
+    </message>
+    <message>
+        <source>, folded {width} per row</source>
+        <translation>，每行折叠 {width} 个</translation>
+    </message>
+    <message>
+        <source>error map of {out}, downsampled to {shape}{folded}: each cell is the largest error of a {block} block ({n:,} elements)</source>
+        <translation>{out} 的误差图，降采样为 {shape}{folded}：每格是一个 {block} 块中的最大误差（共 {n:,} 个元素）</translation>
+    </message>
+    <message>
+        <source>error map of {out} ({shape}{folded})</source>
+        <translation>{out} 的误差图（{shape}{folded}）</translation>
+    </message>
+    <message>
+        <source>(one cell of the downsampled map: the largest error of these)</source>
+        <translation>（降采样图中的一格：取这些元素的最大误差）</translation>
+    </message>
+    <message>
+        <source>rows</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>cols</source>
+        <translation>列</translation>
+    </message>
+    <message>
+        <source>dim {d}</source>
+        <translation>维 {d}</translation>
+    </message>
+</context>
+<context>
+    <name>GridView</name>
+    <message>
+        <source>What a program&apos;s colour means, in the grid and the tile maps</source>
+        <translation>程序颜色在网格和分块图中的含义</translation>
+    </message>
+    <message>
+        <source>z slice</source>
+        <translation>z 切片</translation>
+    </message>
+    <message>
+        <source>Which z layer of the 3-D program grid to draw</source>
+        <translation>绘制三维程序网格的哪一个 z 层</translation>
+    </message>
+    <message>
+        <source>Step through the loop&apos;s iterations</source>
+        <translation>逐步播放循环的迭代</translation>
+    </message>
+    <message>
+        <source>Loop iteration to show (far left: all iterations)</source>
+        <translation>要显示的循环迭代（最左：全部迭代）</translation>
+    </message>
+    <message>
+        <source>Which loop the slider steps through (loops in source order)</source>
+        <translation>滑块步进哪个循环（按源码顺序）</translation>
+    </message>
+    <message>
+        <source>Colour</source>
+        <translation>着色</translation>
+    </message>
+    <message>
+        <source> ({n} iterations)</source>
+        <translation>（{n} 次迭代）</translation>
+    </message>
+    <message>
+        <source>tile colour = the program that stored the element (else the one that loaded it)</source>
+        <translation>格子颜色 = 存储该元素的程序（否则为加载它的程序）</translation>
+    </message>
+    <message>
+        <source>colour = dispatch order: first program {lo} → last {hi}</source>
+        <translation>颜色 = 调度顺序：第一个程序 {lo} → 最后一个 {hi}</translation>
+    </message>
+    <message>
+        <source>colour = the wave a program runs in (programs ÷ (SMs × programs per SM))</source>
+        <translation>颜色 = 程序所在的波次（程序数 ÷ (SM 数 × 每 SM 程序数)）</translation>
+    </message>
+    <message>
+        <source>colour = fraction of the program&apos;s lanes masked off: 0% {lo} → 100% {hi}</source>
+        <translation>颜色 = 程序中被掩码关闭的通道比例：0% {lo} → 100% {hi}</translation>
+    </message>
+    <message>
+        <source>untouched</source>
+        <translation>未访问</translation>
+    </message>
+    <message>
+        <source>no element (padding)</source>
+        <translation>无元素（填充）</translation>
+    </message>
+    <message>
+        <source>written by several programs</source>
+        <translation>被多个程序写入</translation>
+    </message>
+    <message>
+        <source>read by several programs</source>
+        <translation>被多个程序读取</translation>
+    </message>
+    <message>
+        <source>atomics of several programs</source>
+        <translation>多个程序的原子操作</translation>
+    </message>
+    <message>
+        <source>hover: {load} loaded {store} stored {both} both / atomic</source>
+        <translation>悬停：{load} 加载 {store} 存储 {both} 两者 / 原子</translation>
+    </message>
+    <message>
+        <source>not recorded</source>
+        <translation>未记录</translation>
+    </message>
+    <message>
+        <source>by program</source>
+        <translation>按程序</translation>
+    </message>
+    <message>
+        <source>by dispatch order</source>
+        <translation>按调度顺序</translation>
+    </message>
+    <message>
+        <source>by wave</source>
+        <translation>按波次</translation>
+    </message>
+    <message>
+        <source>by masked-lane fraction</source>
+        <translation>按掩码通道比例</translation>
+    </message>
+    <message>
+        <source>Hover a program to light its elements, or an element to see who touched it; click to pin.</source>
+        <translation>悬停在程序上可点亮它访问的元素，悬停在元素上可查看谁访问了它；单击以固定。</translation>
+    </message>
+    <message>
+        <source>read</source>
+        <extracomment>the words of a tile map&apos;s role (``Panel.role``: &quot;read + written&quot;…) and of the access ops</extracomment>
+        <translation>读取</translation>
+    </message>
+    <message>
+        <source>written</source>
+        <translation>写入</translation>
+    </message>
+    <message>
+        <source>atomics</source>
+        <translation>原子操作</translation>
+    </message>
+    <message>
+        <source>load</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <source>store</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <source>atomic</source>
+        <translation>原子</translation>
+    </message>
+    <message>
+        <source>rows</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>cols</source>
+        <translation>列</translation>
+    </message>
+    <message>
+        <source>loop {j}</source>
+        <translation>循环 {j}</translation>
+    </message>
+    <message>
+        <source>line {n}</source>
+        <translation>第 {n} 行</translation>
+    </message>
+    <message>
+        <source>loop at {where}</source>
+        <translation>循环位于 {where}</translation>
+    </message>
+    <message>
+        <source>all iterations</source>
+        <translation>全部迭代</translation>
+    </message>
+    <message>
+        <source>step {step} of {n}</source>
+        <translation>第 {step} 步，共 {n} 步</translation>
+    </message>
+    <message>
+        <source>every lane masked</source>
+        <translation>所有通道都被掩码</translation>
+    </message>
+    <message>
+        <source>elements {range}</source>
+        <translation>元素 {range}</translation>
+    </message>
+    <message>
+        <source>({n} elements)</source>
+        <translation>（{n} 个元素）</translation>
+    </message>
+    <message>
+        <source>program {pid}</source>
+        <translation>程序 {pid}</translation>
+    </message>
+    <message>
+        <source>not recorded: the tracer ran {window}.</source>
+        <translation>未记录：追踪器只运行了 {window}。</translation>
+    </message>
+    <message>
+        <source>wave {w}</source>
+        <translation>波次 {w}</translation>
+    </message>
+    <message>
+        <source>(step {step} of the loop at {where})</source>
+        <translation>（{where} 处循环的第 {step} 步）</translation>
+    </message>
+    <message>
+        <source>masked lanes: {n} of {total} ({frac:.1f}%)</source>
+        <translation>被掩码的通道：{total} 中的 {n} 个（{frac:.1f}%）</translation>
+    </message>
+    <message>
+        <source>out-of-bounds lanes: {n}</source>
+        <translation>越界通道：{n}</translation>
+    </message>
+    <message>
+        <source>bytes loaded {loaded:,}   stored {stored:,}</source>
+        <translation>加载字节 {loaded:,}   存储字节 {stored:,}</translation>
+    </message>
+    <message>
+        <source>(flat {flat})</source>
+        <translation>（扁平索引 {flat}）</translation>
+    </message>
+    <message>
+        <source>updated atomically</source>
+        <translation>原子更新</translation>
+    </message>
+    <message>
+        <source>{verb} by no program</source>
+        <translation>没有程序{verb}</translation>
+    </message>
+    <message>
+        <source>{verb} by program {pid} {xyz}</source>
+        <translation>由程序 {pid} {xyz} {verb}</translation>
+    </message>
+    <message>
+        <source>{verb} by {n} programs: {shown}</source>
+        <translation>由 {n} 个程序{verb}：{shown}</translation>
+    </message>
+    <message>
+        <source>reads: {r}   writes: {w}</source>
+        <translation>读取：{r}   写入：{w}</translation>
+    </message>
+    <message>
+        <source>⚠ written by several programs: the result depends on which store lands last (a race) unless they all store the same value.</source>
+        <translation>⚠ 被多个程序写入：结果取决于哪次存储最后完成（数据竞争），除非它们存储的值相同。</translation>
+    </message>
+    <message>
+        <source>updated by atomics of several programs: they accumulate, no race.</source>
+        <translation>由多个程序的原子操作更新：它们会累加，没有竞争。</translation>
+    </message>
+    <message>
+        <source>untouched: no program loaded or stored it (masked off or never reached, or its program is outside the recorded window).</source>
+        <translation>未访问：没有程序加载或存储它（被掩码关闭或从未到达，或其程序在记录窗口之外）。</translation>
+    </message>
+    <message>
+        <source>untouched: no program loaded or stored it (masked off or never reached).</source>
+        <translation>未访问：没有程序加载或存储它（被掩码关闭或从未到达）。</translation>
+    </message>
+    <message>
+        <source>PINNED: {what} — click it again or press Esc to unpin.</source>
+        <translation>已固定：{what} — 再次单击或按 Esc 取消固定。</translation>
+    </message>
+    <message>
+        <source>programs {first}..{last} of {total}</source>
+        <translation>程序 {first}..{last}（共 {total} 个）</translation>
+    </message>
+    <message>
+        <source>programs {box} ({n} of {total})</source>
+        <translation>程序 {box}（{n} 个，共 {total} 个）</translation>
+    </message>
+    <message>
+        <source>Recorded {window} — the other programs did not run under the tracer.</source>
+        <translation>已记录 {window} — 其余程序没有在追踪器下运行。</translation>
+    </message>
+    <message>
+        <source>near {tensor} (offsets {offsets})</source>
+        <translation>靠近 {tensor}（偏移 {offsets}）</translation>
+    </message>
+    <message>
+        <source>outside any tensor&apos;s view</source>
+        <translation>不在任何张量的视图内</translation>
+    </message>
+    <message>
+        <source>out of bounds</source>
+        <translation>越界</translation>
+    </message>
+    <message>
+        <source>{n} lane</source>
+        <translation>{n} 个通道</translation>
+    </message>
+    <message>
+        <source>{n} lanes</source>
+        <translation>{n} 个通道</translation>
+    </message>
+    <message>
+        <source>program {pid} {xyz}: {op} at line {line}</source>
+        <translation>程序 {pid} {xyz}：第 {line} 行的{op}</translation>
+    </message>
+    <message>
+        <source>⚠ {n} out-of-bounds access</source>
+        <translation>⚠ {n} 次越界访问</translation>
+    </message>
+    <message>
+        <source>⚠ {n} out-of-bounds accesses</source>
+        <translation>⚠ {n} 次越界访问</translation>
+    </message>
+    <message>
+        <source>these lanes hit no tensor, so no tile map can show them (click one):</source>
+        <translation>这些通道没有落在任何张量上，因此分块图无法显示（单击查看）：</translation>
+    </message>
+    <message>
+        <source>1-D grid ({gx},)</source>
+        <translation>一维网格 ({gx},)</translation>
+    </message>
+    <message>
+        <source>, folded into rows of {n}</source>
+        <translation>，按每行 {n} 个折叠</translation>
+    </message>
+    <message>
+        <source>grid ({dims}): x → , y ↓</source>
+        <translation>网格 ({dims})：x → ，y ↓</translation>
+    </message>
+    <message>
+        <source>{n} program</source>
+        <translation>{n} 个程序</translation>
+    </message>
+    <message>
+        <source>{n} programs</source>
+        <translation>{n} 个程序</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Programs&lt;/b&gt; — {count}, {desc}</source>
+        <translation>&lt;b&gt;程序&lt;/b&gt; — {count}，{desc}</translation>
+    </message>
+    <message>
+        <source>scalar</source>
+        <translation>标量</translation>
+    </message>
+    <message>
+        <source>(rows of {n})</source>
+        <translation>（每行 {n} 个）</translation>
+    </message>
+    <message>
+        <source>(leading dims flattened)</source>
+        <translation>（前导维已展平）</translation>
+    </message>
+    <message>
+        <source>⚠ {n} out-of-bounds lane</source>
+        <translation>⚠ {n} 个越界通道</translation>
+    </message>
+    <message>
+        <source>⚠ {n} out-of-bounds lanes</source>
+        <translation>⚠ {n} 个越界通道</translation>
+    </message>
+    <message>
+        <source>Hover a program or an element.</source>
+        <extracomment>plots made ahead, one per event-loop turn after the view is first shown: a program grid and three tile maps cover most kernels, so the first trace need not build any</extracomment>
+        <translation>悬停在程序或元素上。</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryView</name>
+    <message>
+        <source>Time</source>
+        <extracomment>(key, header) of the table&apos;s columns</extracomment>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>vs torch</source>
+        <translation>对比 torch</translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation>校验</translation>
+    </message>
+    <message>
+        <source>gpu</source>
+        <extracomment>words of the table&apos;s cells (the backend&apos;s and the check&apos;s), shown translated</extracomment>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>interpreter</source>
+        <translation>解释器</translation>
+    </message>
+    <message>
+        <source>pass</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>FAIL</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>run #{id} on {device}</source>
+        <translation>运行 #{id}，设备 {device}</translation>
+    </message>
+    <message>
+        <source>error: {message}</source>
+        <translation>错误：{message}</translation>
+    </message>
+    <message>
+        <source>— (interpreter)</source>
+        <translation>—（解释器）</translation>
+    </message>
+    <message>
+        <source>Filter runs (kernel, parameters, backend…)</source>
+        <translation>筛选运行（内核、参数、后端…）</translation>
+    </message>
+    <message>
+        <source>Reload run</source>
+        <translation>载入此运行</translation>
+    </message>
+    <message>
+        <source>Put the selected run&apos;s configuration back in the parameter panel</source>
+        <translation>把选中运行的配置放回参数面板</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>Select two runs to compare them side by side</source>
+        <translation>选中两次运行以并排比较</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Save the whole history as CSV or JSON</source>
+        <translation>把全部历史保存为 CSV 或 JSON</translation>
+    </message>
+    <message>
+        <source>{n} run</source>
+        <translation>{n} 次运行</translation>
+    </message>
+    <message>
+        <source>{n} runs</source>
+        <translation>{n} 次运行</translation>
+    </message>
+    <message>
+        <source>Export history</source>
+        <translation>导出历史</translation>
+    </message>
+    <message>
+        <source>CSV table (*.csv);;JSON (*.json)</source>
+        <translation>CSV 表格 (*.csv);;JSON (*.json)</translation>
+    </message>
+</context>
+<context>
+    <name>KernelPicker</name>
+    <message>
+        <source>Filter kernels…</source>
+        <translation>筛选内核…</translation>
+    </message>
+    <message>
+        <source>Open kernel file…</source>
+        <translation>打开内核文件…</translation>
+    </message>
+    <message>
+        <source>Load a Python file that registers Triton kernels (@register)</source>
+        <translation>载入注册了 Triton 内核的 Python 文件（@register）</translation>
+    </message>
+    <message>
+        <source>Reload</source>
+        <translation>重新载入</translation>
+    </message>
+    <message>
+        <source>No kernel matches the filter.</source>
+        <translation>没有符合筛选条件的内核。</translation>
+    </message>
+    <message>
+        <source>metric: {metric}</source>
+        <translation>指标：{metric}</translation>
+    </message>
+    <message>
+        <source>from {file}</source>
+        <translation>来自 {file}</translation>
+    </message>
+    <message>
+        <source>Open kernel file</source>
+        <translation>打开内核文件</translation>
+    </message>
+    <message>
+        <source>Python files (*.py);;All files (*)</source>
+        <translation>Python 文件 (*.py);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Reload is for kernels loaded from your own file</source>
+        <translation>“重新载入”用于从你自己的文件载入的内核</translation>
+    </message>
+    <message>
+        <source>Reload (changed on disk)</source>
+        <translation>重新载入（磁盘上已更改）</translation>
+    </message>
+    <message>
+        <source>{file} changed since it was loaded: reload to use the new code</source>
+        <translation>{file} 在载入后已更改：重新载入以使用新代码</translation>
+    </message>
+    <message>
+        <source>Load {file} again</source>
+        <translation>再次载入 {file}</translation>
+    </message>
+</context>
+<context>
+    <name>LessonEditor</name>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Write the file (Ctrl+S); Check saves it too</source>
+        <translation>写入文件（Ctrl+S）；“检查”也会保存</translation>
+    </message>
+    <message>
+        <source>Open in external editor</source>
+        <translation>用外部编辑器打开</translation>
+    </message>
+    <message>
+        <source>Edit the file in your own editor: the changes appear here when it saves</source>
+        <translation>在你自己的编辑器中编辑此文件：保存后改动会显示在这里</translation>
+    </message>
+    <message>
+        <source>The file changed on disk while you had unsaved edits here.</source>
+        <translation>你在这里有未保存的修改时，磁盘上的文件被更改了。</translation>
+    </message>
+    <message>
+        <source>Use the file on disk</source>
+        <translation>使用磁盘上的文件</translation>
+    </message>
+    <message>
+        <source>Keep my edits</source>
+        <translation>保留我的修改</translation>
+    </message>
+    <message>
+        <source>No file</source>
+        <translation>没有文件</translation>
+    </message>
+    <message>
+        <source>(unsaved)</source>
+        <translation>（未保存）</translation>
+    </message>
+</context>
+<context>
+    <name>LessonResultView</name>
+    <message>
+        <source>never written</source>
+        <extracomment>what is wrong with some elements (``WrongElements.kind``), as the table says it</extracomment>
+        <translation>从未写入</translation>
+    </message>
+    <message>
+        <source>written by another program</source>
+        <translation>被其他程序写入</translation>
+    </message>
+    <message>
+        <source>written by several programs</source>
+        <translation>被多个程序写入</translation>
+    </message>
+    <message>
+        <source>written, not in the reference</source>
+        <translation>写入了参考解不写的元素</translation>
+    </message>
+    <message>
+        <source>never read</source>
+        <translation>从未读取</translation>
+    </message>
+    <message>
+        <source>read by another program</source>
+        <translation>被其他程序读取</translation>
+    </message>
+    <message>
+        <source>read by several programs</source>
+        <translation>被多个程序读取</translation>
+    </message>
+    <message>
+        <source>read, not in the reference</source>
+        <translation>读取了参考解不读的元素</translation>
+    </message>
+    <message>
+        <source>wrong value</source>
+        <translation>值错误</translation>
+    </message>
+    <message>
+        <source>loading your file</source>
+        <extracomment>where a check stopped (``LessonResult.stage``)</extracomment>
+        <translation>载入你的文件</translation>
+    </message>
+    <message>
+        <source>running it</source>
+        <translation>运行文件</translation>
+    </message>
+    <message>
+        <source>the lesson&apos;s question</source>
+        <translation>本课的问题</translation>
+    </message>
+    <message>
+        <source>out-of-bounds accesses</source>
+        <translation>越界访问</translation>
+    </message>
+    <message>
+        <source>which program wrote each element</source>
+        <translation>每个元素由哪个程序写入</translation>
+    </message>
+    <message>
+        <source>which program read each element</source>
+        <translation>每个元素由哪个程序读取</translation>
+    </message>
+    <message>
+        <source>the output values</source>
+        <translation>输出值</translation>
+    </message>
+    <message>
+        <source>loads and stores per program</source>
+        <translation>每个程序的加载和存储次数</translation>
+    </message>
+    <message>
+        <source>every check</source>
+        <translation>全部检查</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>several</source>
+        <translation>多个</translation>
+    </message>
+    <message>
+        <source>{value} (all)</source>
+        <translation>{value}（全部）</translation>
+    </message>
+    <message>
+        <source>{values} (mean {mean:.1f})</source>
+        <translation>{values}（平均 {mean:.1f}）</translation>
+    </message>
+    <message>
+        <source>Config</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <source>Programs</source>
+        <translation>程序数</translation>
+    </message>
+    <message>
+        <source>Masked lanes</source>
+        <translation>掩码通道</translation>
+    </message>
+    <message>
+        <source>Interpreter time</source>
+        <translation>解释器耗时</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Tiles loaded per wave&lt;/b&gt;: yours {mine}; the reference {ref}</source>
+        <translation>&lt;b&gt;每个波次加载的分块数&lt;/b&gt;：你的 {mine}；参考解 {ref}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Tile&lt;/b&gt; (BLOCK_M × BLOCK_N × BLOCK_K): {tile}</source>
+        <translation>&lt;b&gt;分块&lt;/b&gt;（BLOCK_M × BLOCK_N × BLOCK_K）：{tile}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Programs per wave&lt;/b&gt;: {n}</source>
+        <translation>&lt;b&gt;每个波次的程序数&lt;/b&gt;：{n}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Candidates&lt;/b&gt;</source>
+        <translation>&lt;b&gt;候选配置&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Timed by the interpreter&apos;s wall clock: it says nothing about a GPU.</source>
+        <translation>耗时取自解释器的墙钟时间：不代表 GPU 上的速度。</translation>
+    </message>
+    <message>
+        <source>Show in grid</source>
+        <translation>在网格中显示</translation>
+    </message>
+    <message>
+        <source>Draw your kernel&apos;s recorded accesses in the grid view</source>
+        <translation>在网格视图中绘制你的内核被记录的访问</translation>
+    </message>
+    <message>
+        <source>Show the reference in grid</source>
+        <translation>在网格中显示参考解</translation>
+    </message>
+    <message>
+        <source>Draw the reference solution&apos;s accesses in the grid view</source>
+        <translation>在网格视图中绘制参考解的访问</translation>
+    </message>
+    <message>
+        <source>Tensor</source>
+        <translation>张量</translation>
+    </message>
+    <message>
+        <source>Problem</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>Count</source>
+        <translation>数量</translation>
+    </message>
+    <message>
+        <source>Elements</source>
+        <translation>元素</translation>
+    </message>
+    <message>
+        <source>Yours</source>
+        <translation>你的</translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation>参考解</translation>
+    </message>
+    <message>
+        <source>Operation</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Limit</source>
+        <translation>上限</translation>
+    </message>
+    <message>
+        <source>Your worst program</source>
+        <translation>你最多的程序</translation>
+    </message>
+    <message>
+        <source>Your mean</source>
+        <translation>你的平均</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>检查中…</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>出错</translation>
+    </message>
+    <message>
+        <source>Not checked</source>
+        <translation>未检查</translation>
+    </message>
+    <message>
+        <source>Passed</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>Not yet</source>
+        <translation>未通过</translation>
+    </message>
+    <message>
+        <source>Edit your file, then press Check.</source>
+        <translation>编辑你的文件，然后点“检查”。</translation>
+    </message>
+    <message>
+        <source>, line {line}</source>
+        <translation>，第 {line} 行</translation>
+    </message>
+    <message>
+        <source>Checked up to: {stage}{line}</source>
+        <translation>检查止于：{stage}{line}</translation>
+    </message>
+    <message>
+        <source>checked in {s:.1f} s</source>
+        <translation>检查用时 {s:.1f} 秒</translation>
+    </message>
+    <message>
+        <source>Wrong elements</source>
+        <translation>出错的元素</translation>
+    </message>
+    <message>
+        <source>load</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <source>store</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <source>{n} (program {p})</source>
+        <translation>{n}（程序 {p}）</translation>
+    </message>
+    <message>
+        <source>Loads and stores per program</source>
+        <translation>每个程序的加载和存储次数</translation>
+    </message>
+    <message>
+        <source>Put this above your kernel on a GPU:</source>
+        <translation>在 GPU 上把这段放在你的内核上方：</translation>
+    </message>
+</context>
+<context>
+    <name>LessonView</name>
+    <message>
+        <source>Checking {file}…</source>
+        <translation>正在检查 {file}…</translation>
+    </message>
+    <message>
+        <source>Solution</source>
+        <translation>答案</translation>
+    </message>
+    <message>
+        <source>Hints</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>Show solution…</source>
+        <translation>查看答案…</translation>
+    </message>
+    <message>
+        <source>The reference solution of this lesson</source>
+        <translation>本课的参考答案</translation>
+    </message>
+    <message>
+        <source>The solution gives the answer away. Try the hints first, or show it anyway?</source>
+        <translation>答案会直接揭晓结果。先试试提示，还是现在就看？</translation>
+    </message>
+    <message>
+        <source>Show the solution</source>
+        <translation>查看答案</translation>
+    </message>
+    <message>
+        <source>Not yet</source>
+        <translation>先不看</translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <source>Save your file, run it under the tracer and compare it with the reference</source>
+        <translation>保存文件，在追踪器下运行，并与参考解比较</translation>
+    </message>
+    <message>
+        <source>Your file</source>
+        <translation>你的文件</translation>
+    </message>
+    <message>
+        <source>Passed · {n} checks</source>
+        <translation>已通过 · 检查 {n} 次</translation>
+    </message>
+    <message>
+        <source>Not passed yet · {n} checks</source>
+        <translation>尚未通过 · 检查 {n} 次</translation>
+    </message>
+    <message>
+        <source>Not started</source>
+        <translation>未开始</translation>
+    </message>
+    <message>
+        <source>{n} hints seen</source>
+        <translation>已看 {n} 条提示</translation>
+    </message>
+    <message>
+        <source>Next hint ({n} of {total})</source>
+        <translation>下一条提示（{n}/{total}）</translation>
+    </message>
+    <message>
+        <source>No more hints</source>
+        <translation>没有更多提示</translation>
+    </message>
+    <message>
+        <source>Lessons</source>
+        <translation>课程</translation>
+    </message>
+</context>
+<context>
+    <name>ParamPanel</name>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Interpreter (CPU)</source>
+        <translation>解释器（CPU）</translation>
+    </message>
+    <message>
+        <source>No kernel selected</source>
+        <translation>未选择内核</translation>
+    </message>
+    <message>
+        <source>Where the kernel runs: compiled on the GPU, or the Triton interpreter on the CPU (slow, but shows every access)</source>
+        <translation>内核在哪里运行：在 GPU 上编译运行，或在 CPU 上用 Triton 解释器运行（慢，但能显示每一次访问）</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>Defaults</source>
+        <translation>恢复默认</translation>
+    </message>
+    <message>
+        <source>Put every parameter back to the kernel&apos;s default</source>
+        <translation>把所有参数恢复为内核的默认值</translation>
+    </message>
+    <message>
+        <source>Block sizes and constants</source>
+        <translation>块大小与常量</translation>
+    </message>
+    <message>
+        <source>Launch options</source>
+        <translation>启动选项</translation>
+    </message>
+    <message>
+        <source>Problem</source>
+        <translation>问题规模</translation>
+    </message>
+    <message>
+        <source>No effect under the interpreter (it ignores launch options).</source>
+        <translation>在解释器下无效（解释器忽略启动选项）。</translation>
+    </message>
+    <message>
+        <source>integer, e.g. 4096 or 2**20</source>
+        <translation>整数，如 4096 或 2**20</translation>
+    </message>
+    <message>
+        <source>GPU unavailable: {reason}. Runs use the Triton interpreter on the CPU.</source>
+        <translation>GPU 不可用：{reason}。运行将在 CPU 上使用 Triton 解释器。</translation>
+    </message>
+    <message>
+        <source>no CUDA device</source>
+        <translation>没有 CUDA 设备</translation>
+    </message>
+    <message>
+        <source>allowed: {values}</source>
+        <translation>允许值：{values}</translation>
+    </message>
+    <message>
+        <source>range: {lo} … {hi}</source>
+        <translation>范围：{lo} … {hi}</translation>
+    </message>
+    <message>
+        <source>a power of two (arrows ×2 / ÷2)</source>
+        <translation>2 的幂（箭头 ×2 / ÷2）</translation>
+    </message>
+    <message>
+        <source>default: {value}</source>
+        <translation>默认值：{value}</translation>
+    </message>
+</context>
+<context>
+    <name>SweepView</name>
+    <message>
+        <source>wrong answer: {reason}</source>
+        <translation>结果错误：{reason}</translation>
+    </message>
+    <message>
+        <source>check failed</source>
+        <translation>校验失败</translation>
+    </message>
+    <message>
+        <source>not timed</source>
+        <translation>未计时</translation>
+    </message>
+    <message>
+        <source>No sweep yet.</source>
+        <translation>尚未扫描。</translation>
+    </message>
+    <message>
+        <source>Run a sweep to see throughput against the swept parameters.</source>
+        <translation>运行一次参数扫描，查看吞吐量随参数的变化。</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>not run yet</source>
+        <translation>尚未运行</translation>
+    </message>
+    <message>
+        <source>FAILED — {why}</source>
+        <translation>失败 — {why}</translation>
+    </message>
+    <message>
+        <source>median {median} ms [p20 {p20}, p80 {p80}]</source>
+        <translation>中位数 {median} ms [p20 {p20}, p80 {p80}]</translation>
+    </message>
+    <message>
+        <source>★ best of the sweep</source>
+        <translation>★ 本次扫描最佳</translation>
+    </message>
+    <message>
+        <source> (log2 axis)</source>
+        <translation>（log2 坐标）</translation>
+    </message>
+    <message>
+        <source>ms (interpreter wall clock)</source>
+        <translation>ms（解释器墙钟时间）</translation>
+    </message>
+    <message>
+        <source>failed (hover for why)</source>
+        <translation>失败（悬停查看原因）</translation>
+    </message>
+    <message>
+        <source>best {value} at {where}</source>
+        <translation>最佳 {value}，位于 {where}</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Sweep of {names}: {done}/{total} points</source>
+        <translation>扫描 {names}：{done}/{total} 个点</translation>
+    </message>
+    <message>
+        <source>, {n} failed</source>
+        <translation>，{n} 个失败</translation>
+    </message>
+    <message>
+        <source>best {value} {unit} at {where}</source>
+        <translation>最佳 {value} {unit}，位于 {where}</translation>
+    </message>
+    <message>
+        <source>interpreter wall clock, not GPU speed</source>
+        <translation>解释器墙钟时间，不代表 GPU 速度</translation>
+    </message>
+    <message>
+        <source>Export sweep</source>
+        <translation>导出扫描</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG vector image (*.svg)</source>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg)</translation>
+    </message>
+</context>
+<context>
+    <name>ThroughputView</name>
+    <message>
+        <source>Interpreter wall-clock time — not GPU speed</source>
+        <translation>解释器墙钟时间 — 不代表 GPU 速度</translation>
+    </message>
+    <message>
+        <source>The Triton interpreter runs each program in Python on the CPU; its time says nothing about how fast the kernel runs on a GPU.</source>
+        <translation>Triton 解释器在 CPU 上用 Python 运行每个程序；它的耗时不能说明内核在 GPU 上有多快。</translation>
+    </message>
+    <message>
+        <source>run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>No runs yet.</source>
+        <translation>尚未运行。</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Save the plot as PNG or SVG</source>
+        <translation>把图保存为 PNG 或 SVG</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source>measured peak {peak} {unit}</source>
+        <translation>实测峰值 {peak} {unit}</translation>
+    </message>
+    <message>
+        <source>Run {n}</source>
+        <translation>运行 {n}</translation>
+    </message>
+    <message>
+        <source>interpreter wall clock: {median} ms [p20 {p20}, p80 {p80}] — not GPU speed</source>
+        <translation>解释器墙钟时间：{median} ms [p20 {p20}, p80 {p80}] — 不代表 GPU 速度</translation>
+    </message>
+    <message>
+        <source>torch on CPU: {ms} ms</source>
+        <translation>CPU 上的 torch：{ms} ms</translation>
+    </message>
+    <message>
+        <source> ({pct:.0f}% of peak)</source>
+        <translation>（峰值的 {pct:.0f}%）</translation>
+    </message>
+    <message>
+        <source>median {median} ms [p20 {p20}, p80 {p80}]</source>
+        <translation>中位数 {median} ms [p20 {p20}, p80 {p80}]</translation>
+    </message>
+    <message>
+        <source>; Triton/torch speed {ratio:.2f}×</source>
+        <translation>；Triton/torch 速度比 {ratio:.2f}×</translation>
+    </message>
+    <message>
+        <source>check: PASS</source>
+        <translation>校验：通过</translation>
+    </message>
+    <message>
+        <source>check: FAIL — {reason}</source>
+        <translation>校验：失败 — {reason}</translation>
+    </message>
+    <message>
+        <source>error: {message}</source>
+        <translation>错误：{message}</translation>
+    </message>
+    <message>
+        <source>time (ms) — interpreter wall clock</source>
+        <translation>时间 (ms) — 解释器墙钟时间</translation>
+    </message>
+    <message>
+        <source>Interpreter runs (CPU): milliseconds, lower is better</source>
+        <translation>解释器运行（CPU）：毫秒，越低越好</translation>
+    </message>
+    <message>
+        <source>Throughput per run ({unit}, higher is better)</source>
+        <translation>每次运行的吞吐量（{unit}，越高越好）</translation>
+    </message>
+    <message>
+        <source>torch on CPU (ms)</source>
+        <translation>CPU 上的 torch (ms)</translation>
+    </message>
+    <message>
+        <source>Triton interpreter (ms)</source>
+        <translation>Triton 解释器 (ms)</translation>
+    </message>
+    <message>
+        <source>{n} runs, none timed.</source>
+        <translation>{n} 次运行，均未计时。</translation>
+    </message>
+    <message>
+        <source>Run {n}: {ms} ms (interpreter wall clock)</source>
+        <translation>运行 {n}：{ms} ms（解释器墙钟时间）</translation>
+    </message>
+    <message>
+        <source> = {pct:.0f}% of measured peak</source>
+        <translation> = 实测峰值的 {pct:.0f}%</translation>
+    </message>
+    <message>
+        <source> · {n} run(s) without timing</source>
+        <translation> · {n} 次运行未计时</translation>
+    </message>
+    <message>
+        <source>Export plot</source>
+        <translation>导出图</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG vector image (*.svg)</source>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg)</translation>
+    </message>
+</context>
+<context>
+    <name>theme</name>
+    <message>
+        <source>Export plot as PNG / SVG…</source>
+        <translation>把图导出为 PNG / SVG…</translation>
+    </message>
+</context>
+</TS>
