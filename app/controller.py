@@ -42,7 +42,7 @@ TRACE_SUGGEST_PROGRAMS = 16384
 #: the window then: the first this many programs
 TRACE_SUGGESTED_WINDOW = 4096
 #: request kinds that keep the worker busy (a "ping" or "infos" does not)
-WORK_KINDS = ("run", "trace", "sweep", "load_file")
+WORK_KINDS = ("run", "trace", "sweep", "load_file", "lesson_check")
 
 Actions = Sequence[tuple[str, Callable[[], Any]]]
 
@@ -99,6 +99,8 @@ class WindowView(Protocol):
     def show_sweep_point(self, point: SweepPoint, axes: dict[str, list[Any]]) -> None: ...
     def best_sweep_point(self) -> tuple[int, ...] | None: ...
     def history_changed(self) -> None: ...
+    def show_lesson_result(self, result: Any) -> None: ...
+    def lesson_check_failed(self, message: str) -> None: ...
     def update_actions(self) -> None: ...
 
 
@@ -248,6 +250,10 @@ class Controller:
     def cancel(self) -> None:
         if self.worker.cancel():
             self.view.set_stage("cancelling…", busy=True)
+
+    def check_lesson(self, name: str, path: str, lang: str) -> int:
+        """Run a lesson's check of the learner's file in the worker (it runs their kernel)."""
+        return self._submit("lesson_check", (name, path, lang), f"checking lesson {name}…", busy=True)
 
     def open_kernel_file(self, path: str) -> int | None:
         """Load (or reload) a user's kernel file in the worker."""
@@ -433,6 +439,8 @@ class Controller:
                 self._sweep_done(payload)
             elif kind == "load_file":
                 self._file_loaded(payload)
+            elif kind == "lesson_check":
+                self.view.show_lesson_result(payload)
             elif kind == "infos":
                 self.session.set_infos(payload)
                 self.view.show_kernels(list(self.session.infos.values()))
@@ -446,6 +454,8 @@ class Controller:
         elif kind == "load_file":
             self.view.show_message(f"Could not load the kernel file: {err.message}", "error",
                                    details=err.detail, topic="file")
+        elif kind == "lesson_check":
+            self.view.lesson_check_failed(err.message)
         elif err.kind == "cancelled":
             self.view.show_status(f"{kind} cancelled", 5000)
         else:

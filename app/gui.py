@@ -4,10 +4,13 @@ imports this module only then), and ``python -m app.gui`` opens the window direc
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from PySide6.QtWidgets import QApplication
+
+from views.i18n import install_translator
 
 from .main_window import MainWindow
 from .settings import Settings
@@ -21,12 +24,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tilescope", description="Open the Tilescope window.")
     parser.add_argument("--kernel", "-k", help="kernel to show first (default: the last one used)")
     parser.add_argument("--reset-layout", action="store_true", help="ignore the saved window layout")
+    parser.add_argument("--lang", metavar="LANG", default=None,
+                        help="the window's language: en or zh_CN (default: the system's locale)")
     parser.add_argument("--file", "-f", metavar="PATH",
                         help="open this file: a plain Triton script (its launches captured) or a kernel file")
     args, qt_args = parser.parse_known_args(args_list)
     app = QApplication.instance() or QApplication([sys.argv[0], *qt_args])
     app.setApplicationName("Tilescope")
     app.setOrganizationName("tilescope")
+    install_translator(app, args.lang or os.environ.get("TILESCOPE_LANG"))  # before any widget is built
     settings = Settings.load()
     if args.reset_layout:
         settings.window_geometry = settings.window_state = ""

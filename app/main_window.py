@@ -64,6 +64,7 @@ from .window.docks import Docks
 from .window.exports import ask_history_export, export_history, export_image
 from .window.file_watch import KernelFileWatcher
 from .window.history_reader import HistoryReader
+from .window.lessons import connect_lessons, make_lesson_view
 from .window.links import CheckTraceLink
 from .window.settings import ask_timeout, restore_window, save_window
 from .window.startup import AfterFirstFrame, freeze_startup_objects
@@ -102,7 +103,8 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self.docks = Docks(self, self.view_menu, kernels=self.picker, params=self.panel, plots=self.plot_tabs,
                            history=self.history_view, compile_facts=self.compile_view, source=self.source,
-                           correctness=self.correctness)
+                           correctness=self.correctness, lessons=self.lessons)
+        connect_lessons(self)
         self.view_menu.addSeparator()
         self.view_menu.addAction(self.reset_layout_action)
         self.status = StatusStrip(self.statusBar())
@@ -135,6 +137,7 @@ class MainWindow(QMainWindow):
         self.source = SourceView()
         self.compile_view = CompileView()
         self.history_view = HistoryView()
+        self.lessons = make_lesson_view()
 
         self.plot_tabs = QTabWidget()
         self.plot_tabs.setObjectName("plot_tabs")
@@ -657,6 +660,12 @@ class MainWindow(QMainWindow):
 
     def history_changed(self) -> None:
         self.history_reader.refresh_soon()
+
+    def show_lesson_result(self, result: Any) -> None:
+        self.lessons.show_result(result)
+
+    def lesson_check_failed(self, message: str) -> None:
+        self.lessons.show_check_error(message)
 
     def update_actions(self) -> None:
         a = self.controller.actions()

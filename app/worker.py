@@ -367,6 +367,13 @@ def _load_file(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
             "script": script[0] if script is not None else None}
 
 
+def _lesson_check(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
+    from kernels.lessons import check_lesson
+
+    name, path, lang = req.payload
+    return check_lesson(name, path, lang, cancel=cancel)
+
+
 _HANDLERS: dict[str, Callable[[Server, Request, Any, Any], Any]] = {
     "hello": _hello,
     "infos": _infos,
@@ -374,6 +381,7 @@ _HANDLERS: dict[str, Callable[[Server, Request, Any, Any], Any]] = {
     "sweep": _sweep,
     "trace": _trace,
     "load_file": _load_file,
+    "lesson_check": _lesson_check,
 }
 
 

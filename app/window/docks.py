@@ -22,7 +22,8 @@ class Docks:
     1600 px the grid then has room for three 128-wide tile maps side by side."""
 
     def __init__(self, win: QMainWindow, menu: QMenu, *, kernels: QWidget, params: QWidget, plots: QWidget,
-                 history: QWidget, compile_facts: QWidget, source: QWidget, correctness: QWidget) -> None:
+                 history: QWidget, compile_facts: QWidget, source: QWidget, correctness: QWidget,
+                 lessons: QWidget | None = None) -> None:
         self._win = win
         self._menu = menu
         win.setCorner(Qt.Corner.TopLeftCorner, _L)
@@ -39,6 +40,9 @@ class Docks:
         win.splitDockWidget(self.kernels, self.params, Qt.Orientation.Vertical)
         win.splitDockWidget(self.plots, self.history, Qt.Orientation.Vertical)
         win.tabifyDockWidget(self.history, self.compile)
+        self.lessons = self._dock("Lessons", "dock_lessons", lessons, _R) if lessons is not None else None
+        if self.lessons is not None:
+            win.tabifyDockWidget(self.compile, self.lessons)
         self.history.raise_()
         win.splitDockWidget(self.source, self.correctness, Qt.Orientation.Horizontal)
         #: the arrangement Reset layout puts back (set once the window has its default sizes)
@@ -56,7 +60,8 @@ class Docks:
         return d
 
     def all(self) -> list[QDockWidget]:
-        return [self.kernels, self.params, self.plots, self.correctness, self.source, self.history, self.compile]
+        docks = [self.kernels, self.params, self.plots, self.correctness, self.source, self.history, self.compile]
+        return docks + ([self.lessons] if self.lessons is not None else [])
 
     def apply_default_sizes(self) -> None:
         win = self._win

@@ -236,3 +236,15 @@ def test_compile_for_a_target_without_a_gpu(capsys):
     assert ".target sm_80" in capsys.readouterr().out
     assert main(["compile", "vector_add", "--target", "sm_95"]) == 2
     assert "sm_95" in capsys.readouterr().err
+
+
+def test_lesson_check_exits_0_on_a_passing_file_and_1_with_the_reason(tmp_path, capsys):
+    assert main(["lesson", "start", "grid", str(tmp_path)]) == 0
+    starter = tmp_path / "03_grid.py"
+    assert starter.exists()
+    capsys.readouterr()
+    assert main(["lesson", "check", "grid", str(starter)]) == 1
+    assert "never written" in capsys.readouterr().out
+    solution = ROOT / "resources" / "lessons" / "03_grid" / "solution.py"
+    assert main(["lesson", "check", "grid", str(solution), "--lang", "zh_CN"]) == 0
+    assert capsys.readouterr().out.startswith("PASS")

@@ -1,0 +1,58 @@
+"""``tilescope lesson list | show NAME | hints NAME | start NAME DIR | check NAME FILE``: the
+lessons on the command line (``--lang zh_CN`` for Chinese). ``check`` exits 0 when the learner's
+file passes and 1 with the reason when it does not."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .common import EXIT_FAILED, EXIT_OK, CliError
+from .output import print_json
+
+__all__ = ["add_parser", "cmd_lesson"]
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("lesson", help="lessons: list, show, hints, start, check")
+    p.add_argument("action", choices=("list", "show", "hints", "start", "check"))
+    p.add_argument("name", nargs="?", help="the lesson: its name, folder or number")
+    p.add_argument("path", nargs="?", help="start: the folder for the starter file; check: your file")
+    p.add_argument("--lang", default="en", help="en or zh_CN")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_lesson)
+
+
+def cmd_lesson(args: argparse.Namespace) -> int:
+    import kernels.lessons as L
+
+    if args.action == "list":
+        for info in L.list_lessons():
+            print(f"{info.number}. {info.name:<16} {info.title(args.lang)}")
+        return EXIT_OK
+    if not args.name:
+        raise CliError(f"lesson {args.action} needs a lesson name (see `tilescope lesson list`)")
+    try:
+        info = L.lesson_info(args.name)
+    except KeyError:
+        raise CliError(f"no lesson {args.name!r} (see `tilescope lesson list`)") from None
+    if args.action == "show":
+        print(L.lesson_text(info.name, args.lang))
+        return EXIT_OK
+    if args.action == "hints":
+        for i, h in enumerate(L.hints(info.name, args.lang), 1):
+            print(f"{i}. {h}")
+        return EXIT_OK
+    if not args.path:
+        raise CliError(f"lesson {args.action} needs a path")
+    if args.action == "start":
+        print(f"wrote {L.write_starter(info.name, args.path)}")
+        return EXIT_OK
+    result = L.check_lesson(info.name, args.path, args.lang)
+    if args.json:
+        print_json({k: v for k, v in vars(result).items() if k not in ("trace", "reference_trace")})
+    else:
+        print(("PASS  " if result.passed else "FAIL  ") + result.message)
+        for d in result.details[1:]:
+            print(f"      {d}")
+    return EXIT_OK if result.passed else EXIT_FAILED
