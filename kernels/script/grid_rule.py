@@ -3,9 +3,10 @@
 A script that writes ``grid = (triton.cdiv(n, BLOCK_SIZE),)`` hands the launch a tuple of
 numbers; to relaunch with another BLOCK_SIZE the grid must follow. Each dimension is matched
 against ``X``, ``cdiv(X, C)`` and ``cdiv(X1, C1) * cdiv(X2, C2)`` with X an integer argument of
-the launch and C a constexpr, and the rule is checked on the captured launch itself. Where
-several rules fit, names that look like sizes and block sizes win, and the caller says which rule
-was inferred; where none fits, the grid stays fixed.
+the launch (not a stride) and C a constexpr (not one named ``num_stages`` or ``num_warps``), and
+the rule is checked on the captured launch itself. Where several rules fit, names that look like
+sizes and block sizes win, and the caller says which rule was inferred; where none fits, the grid
+stays fixed.
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ from collections.abc import Mapping
 
 from ..data.grid import cdiv, grid_of
 
-__all__ = ["infer_grid_rule"]
+__all__ = ["infer_grid_rule", "is_stride"]
+
+
+def is_stride(name: str) -> bool:
+    """An integer named as a stride (``stride_am``, ``input_row_stride``): never a size."""
+    return "stride" in name.lower()
 
 
 def _axis(x: str, c: str) -> int:
@@ -32,9 +38,9 @@ def infer_grid_rule(grid: tuple[int, ...], sizes: Mapping[str, int],
     """One expression per grid dimension over ``sizes`` (integer arguments) and ``constexprs``
     (integer constexprs) that reproduces ``grid``; None when no dimension rule fits."""
     sizes = {k: int(v) for k, v in sizes.items()
-             if isinstance(v, int) and not isinstance(v, bool) and v > 0 and not k.startswith("stride")}
-    consts = {k: int(v) for k, v in constexprs.items()
-              if isinstance(v, int) and not isinstance(v, bool) and v > 1}
+             if isinstance(v, int) and not isinstance(v, bool) and v > 0 and not is_stride(k)}
+    consts = {k: int(v) for k, v in constexprs.items()  # a kernel's own num_stages is no block size
+              if isinstance(v, int) and not isinstance(v, bool) and v > 1 and k not in ("num_warps", "num_stages")}
     rule: list[str] = []
     used: list[str] = []  # sizes used by earlier dimensions: prefer fresh ones (M, then N)
     for g in grid:
