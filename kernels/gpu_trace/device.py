@@ -1,0 +1,185 @@
+"""What an instrumented kernel runs besides its own code: the ``@triton.jit`` functions that the
+rewritten source (``rewrite``) calls, and the layout of the buffers they write.
+
+Every load, store and atomic of the kernel first calls ``record(pointer, mask, ...)``, which
+
+- turns the lanes' pointers into integer addresses (``pointer.to(tl.int64)``) and finds, for each
+  lane, the tensor whose view holds it (a table of address ranges, ``meta``; one unsigned compare
+  per tensor, and a second for its storage only when some view does not cover its whole storage)
+  and its element offset there, i.e. its place in the shadow arrays. A strided view's shadow
+  spans its footprint, so a lane in a gap of the view counts as on it (the interpreter recorder
+  calls it "outside view"); the host reads the logical elements through the strides;
+- updates the int32 shadow maps with relaxed atomics (``red``/``atom`` on the GPU): loads count
+  reads (``n_reads``) and swap the program id into "last reader", counting the times it changed
+  from one program to another (not the first time: the common single-reader element costs two
+  atomics). Readers = 1 + changes: the number of distinct readers when a program's reads of an
+  element are not interleaved with another program's (always under the interpreter, which runs
+  programs one after the other; on a GPU an upper bound, and 1 exactly when one program read it);
+  stores and atomics do the same for writes, atomics also count ``n_atomic``;
+- adds the program's bytes, lanes, masked lanes and out-of-bounds lanes to its row of ``stats``
+  (the three lane counts of an access come from one reduction);
+- notes out-of-bounds lanes (addresses in no tensor's storage: switched off, as the interpreter
+  recorder does; in a storage but on no tensor's view: run) in ``oob`` records, the lowest bad
+  address kept;
+- returns the mask the real access then uses (the original mask, less the lanes outside storage).
+
+``begin_clock`` / ``begin_sm`` / ``finish`` read the program's SM (``%smid``) and ``%globaltimer`` at its start and end
+through ``tl.inline_asm_elementwise``; the interpreter cannot run inline assembly, so the rewritten
+kernel calls them only under the constexpr ``_TS_TIME`` (False there).
+
+Triton 3.6 and 3.9 run all of this unchanged: the one difference that touches the GPU recorder,
+``tl.load``/``tl.store``'s parameters (3.6 has ``boundary_check``/``padding_option``, 3.9 makes
+the cache options keyword-only), is met in ``rewrite`` by forwarding each call site's own
+arguments by name, never a fixed list.
+"""
+
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+__all__ = ["record", "begin_clock", "begin_sm", "finish", "linear_pid", "META_ROW", "MAP_NAMES",
+           "N_STATS", "OOB_CAP", "OOB_HEADER", "OOB_ROW", "TIMELINE_ROW", "STAT_NAMES"]
+
+# -- buffer layouts (host and device agree on these) -------------------------------------------------
+#: int64 ``meta`` table: row 0 = [S (elements per shadow map), ...]; row 1 + t = tensor t:
+#: [view lo, view bytes, storage lo, storage bytes, shadow base (elements), log2(element size)]
+META_ROW = 8
+_ROW = tl.constexpr(META_ROW)
+#: the int32 shadow maps, ``maps[m * S + shadow index]``
+MAP_NAMES = ("n_reads", "last_reader", "reader_changes", "n_writes", "last_writer", "writer_changes", "n_atomic")
+_R_COUNT, _R_LAST, _R_CHANGES = tl.constexpr(0), tl.constexpr(1), tl.constexpr(2)
+_W_COUNT, _W_LAST, _W_CHANGES, _A_COUNT = tl.constexpr(3), tl.constexpr(4), tl.constexpr(5), tl.constexpr(6)
+#: int64 ``stats[pid * N_STATS + k]``; lanes and masked lanes share a word (lanes in the low 32 bits:
+#: a program of 2**32 lanes or more would spill into the masked count)
+STAT_NAMES = ("bytes_loaded", "bytes_stored", "lanes + (masked << 32)", "oob")
+N_STATS = 8
+_NS = tl.constexpr(N_STATS)
+#: int64 ``oob``: [0] = records claimed; record r at OOB_HEADER + r * OOB_ROW:
+#: [pid, op, line, lanes outside storage, lanes outside every view (in storage), lowest bad address]
+OOB_HEADER, OOB_ROW, OOB_CAP = 8, 8, 4096
+_OH, _OR, _OCAP = tl.constexpr(OOB_HEADER), tl.constexpr(OOB_ROW), tl.constexpr(OOB_CAP)
+#: int64 ``timeline[pid * TIMELINE_ROW + k]``: start ns, end ns, SM
+TIMELINE_ROW = 4
+_TR = tl.constexpr(TIMELINE_ROW)
+_LOAD, _STORE, _ATOMIC = tl.constexpr(0), tl.constexpr(1), tl.constexpr(2)  # kernels.data.trace.OP_*
+
+
+@triton.jit
+def linear_pid():
+    """The program's linear id, x fastest (``kernels.data.trace``'s numbering)."""
+    return tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + tl.num_programs(1) * tl.program_id(2))
+
+
+@triton.jit
+def _counts(valid, act, outside):
+    """(lanes set in each of three bool arrays of one shape, a scalar too) from one reduction: a
+    block has at most 2**20 elements, so three 21-bit fields fit in an int64."""
+    packed = valid.to(tl.int64) + (act.to(tl.int64) << 21) + (outside.to(tl.int64) << 42)
+    total = tl.sum(packed + tl.zeros([1], tl.int64))
+    field = (1 << 21) - 1
+    return total & field, (total >> 21) & field, total >> 42
+
+
+@triton.jit
+def _within(addr, lo, span):
+    """lo <= addr < lo + span, as one unsigned comparison."""
+    return (addr - lo).to(tl.uint64, bitcast=True) < span.to(tl.uint64, bitcast=True)
+
+
+@triton.jit
+def _locate(addr, meta, NT: tl.constexpr, CHECK_STORAGE: tl.constexpr):
+    """(shadow index or -1, inside some tensor's storage) of every address."""
+    inside = addr != addr
+    sidx = addr * 0 - 1
+    for i in tl.static_range(NT):
+        row = meta + (NT - i) * _ROW  # last tensor first: where views overlap, the first one wins
+        lo = tl.load(row)
+        sidx = tl.where(_within(addr, lo, tl.load(row + 1)), tl.load(row + 4) + ((addr - lo) >> tl.load(row + 5)), sidx)
+        if CHECK_STORAGE:
+            inside = inside | _within(addr, tl.load(row + 2), tl.load(row + 3))
+    if not CHECK_STORAGE:  # every view covers its whole storage: inside a storage = on a view
+        inside = sidx >= 0
+    return sidx, inside
+
+
+@triton.jit
+def _note_program(stats, pid, n_bytes, n_masked, n_lanes, OP: tl.constexpr):
+    row = stats + pid.to(tl.int64) * _NS
+    if OP != _STORE:
+        tl.atomic_add(row, n_bytes, sem="relaxed")
+    if OP != _LOAD:
+        tl.atomic_add(row + 1, n_bytes, sem="relaxed")
+    tl.atomic_add(row + 2, n_lanes + (n_masked << 32), sem="relaxed")
+
+
+@triton.jit
+def _note_maps(maps, S, si, valid, pid, OP: tl.constexpr):
+    if OP == _LOAD:
+        tl.atomic_add(maps + _R_COUNT * S + si, 1, mask=valid, sem="relaxed")
+        old = tl.atomic_xchg(maps + _R_LAST * S + si, pid, mask=valid, sem="relaxed")
+        tl.atomic_add(maps + _R_CHANGES * S + si, 1, mask=valid & (old != pid) & (old >= 0), sem="relaxed")
+    else:
+        tl.atomic_add(maps + _W_COUNT * S + si, 1, mask=valid, sem="relaxed")
+        old = tl.atomic_xchg(maps + _W_LAST * S + si, pid, mask=valid, sem="relaxed")
+        tl.atomic_add(maps + _W_CHANGES * S + si, 1, mask=valid & (old != pid) & (old >= 0), sem="relaxed")
+        if OP == _ATOMIC:
+            tl.atomic_add(maps + _A_COUNT * S + si, 1, mask=valid, sem="relaxed")
+
+
+@triton.jit
+def _note_oob(oob, stats, pid, addr, bad, n_outside, n_view, OP: tl.constexpr, LINE: tl.constexpr):
+    tl.atomic_add(stats + pid.to(tl.int64) * _NS + 3, n_outside + n_view, sem="relaxed")
+    slot = tl.atomic_add(oob, 1, sem="relaxed")
+    if slot < _OCAP:
+        rec = oob + _OH + slot * _OR
+        tl.store(rec, pid.to(tl.int64))
+        tl.store(rec + 1, OP)
+        tl.store(rec + 2, LINE)
+        tl.store(rec + 3, n_outside)
+        tl.store(rec + 4, n_view)
+        tl.store(rec + 5, tl.min(tl.where(bad, addr, 0x7FFFFFFFFFFFFFFF) + tl.zeros([1], tl.int64)))
+
+
+@triton.jit
+def record(pointer, mask, pid, meta, maps, stats, oob, TABLE: tl.constexpr, OP: tl.constexpr, LINE: tl.constexpr):
+    """Record one access of program ``pid``; returns the mask the access must run with.
+    ``TABLE`` = tensors * 2 + (1 when some view does not cover its whole storage)."""
+    addr = pointer.to(tl.int64)
+    if mask is None:
+        act = addr == addr
+    else:
+        addr, act = tl.broadcast(addr, mask)
+        act = act != 0
+    sidx, inside = _locate(addr, meta, TABLE // 2, TABLE % 2)
+    valid = act & (sidx >= 0)
+    n_valid, n_on, n_outside = _counts(valid, act, act & ~inside)
+    n_all = n_on * 0 + addr.numel  # a tensor (a constexpr minus a tensor is not one)
+    n_bytes = n_valid * (pointer.dtype.element_ty.primitive_bitwidth // 8)
+    _note_program(stats, pid, n_bytes, n_all - n_on, n_all, OP)
+    _note_maps(maps, tl.load(meta), tl.where(valid, sidx, 0), valid, pid, OP)
+    if n_on > n_valid:
+        _note_oob(oob, stats, pid, addr, act & (sidx < 0), n_outside, n_on - n_valid - n_outside, OP, LINE)
+    return act & inside
+
+
+# -- the schedule ---------------------------------------------------------------------------------------
+
+
+@triton.jit
+def begin_clock():
+    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64, is_pure=False, pack=1)
+
+
+@triton.jit
+def begin_sm():
+    return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r", [], dtype=tl.int32, is_pure=False, pack=1)
+
+
+@triton.jit
+def finish(timeline, pid, t0, sm):
+    t1 = begin_clock()
+    row = timeline + pid.to(tl.int64) * _TR
+    tl.store(row, t0)
+    tl.store(row + 1, t1)
+    tl.store(row + 2, sm.to(tl.int64))

@@ -1,0 +1,431 @@
+"""The GPU recorder's entry points: a registered kernel traced from its instrumented build.
+
+``gpu_trace_spec(spec, values, ...)`` prepares the launch (``kernels.prepare``, inputs on the
+device), runs the spec's launcher with a ``K`` that swaps the chosen launch for the instrumented
+build (``rewrite.instrument``) with its shadow buffers (``shadow.Recording``) as extra arguments,
+and turns the buffers into the same ``Trace`` the interpreter recorder makes (maps, per-program
+statistics, out-of-bounds records), plus the schedule (``model.Timeline``) on CUDA.
+
+``device="cpu"`` runs the very same instrumented build under Triton's interpreter (the CPU tests
+compare its maps with the interpreter recorder's element for element); the schedule needs inline
+assembly and exists on CUDA only.
+
+What the trace holds that differs from an interpreter trace: ``Trace.events`` (the per-access
+record the K-step view draws) is empty, or — with ``events_window`` — recorded by the interpreter
+recorder (``kernels.trace``) for that window of programs on the same seeded inputs; every map and
+statistic covers every program. Maps larger than ``max_elements`` are reduced by blocks on the GPU
+(``GpuTraceInfo.map_strides``); ``GpuTrace.region`` (``keep=True``) gives a part at full resolution.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..backends import Backend, gpu_status
+from ..data.errors import BackendUnavailable, ResourceError, to_error_info
+from ..data.maps import waves
+from ..data.params import ValidationError
+from ..data.results import ErrorInfo, Progress
+from ..data.trace import AccessTable, TensorInfo, TensorMaps, Trace, TraceRequest, Window
+from ..interp import Interpreter, TensorArg, bind, constexpr_names, grid3, plain
+from ..interp.args import tensor_arg
+from ..lookup import get_spec
+from ..prepare import prepare
+from ..spec import jit_source
+from .device import OOB_CAP
+from .model import MAX_MAP_ELEMENTS, GpuTraceInfo, GpuTraceResult, Timeline
+from .rewrite import instrument
+from .shadow import Recording
+
+__all__ = ["GpuTrace", "gpu_trace", "gpu_trace_launch", "gpu_trace_spec", "instrumented_launch", "require_cuda"]
+
+_CPU = Backend("interpreter", "cpu", "CPU (Triton interpreter)")
+ProgressFn = Callable[[Progress], Any]
+
+
+def require_cuda() -> None:
+    """Raise BackendUnavailable (one line) when no CUDA device can run the GPU recorder."""
+    ok, why = gpu_status()
+    if not ok:
+        raise BackendUnavailable(f"the GPU recorder needs a CUDA device ({why}); trace on the CPU with "
+                                 "--backend interpreter")
+
+
+@dataclass
+class GpuTrace:
+    """A GPU trace: ``trace`` (None in timeline-only mode), ``timeline`` (None without CUDA),
+    ``info``; with ``keep=True`` the shadow buffers stay on the device for ``region``."""
+
+    trace: Trace | None
+    timeline: Timeline | None
+    info: GpuTraceInfo
+    recording: Recording | None = field(default=None, repr=False)
+
+    def region(self, tensor: str | int, index: tuple[slice | int, ...]) -> TensorMaps:
+        """Maps of ``tensor`` (name or index) over ``index`` at full resolution (needs ``keep=True``)."""
+        if self.recording is None or self.recording.S == 0:
+            raise ValueError("the shadow buffers were released: trace again with keep=True")
+        t = tensor if isinstance(tensor, int) else [a.info.name for a in self.recording.tensors].index(tensor)
+        return self.recording.region(t, index)
+
+    def release(self) -> None:
+        if self.recording is not None:
+            self.recording.release()
+            self.recording = None
+
+
+# ---------------------------------------------------------------------------------------------
+# the launch
+
+
+def _tensor_arg(name: str, t: Any) -> TensorArg:
+    """A tensor argument on any device (the interpreter layer's ``tensor_arg`` takes CPU tensors)."""
+    if t.device.type == "cpu":
+        return tensor_arg(name, t)
+    st, shape, strides = t.untyped_storage(), tuple(t.shape), tuple(t.stride())
+    last = sum((n - 1) * s for n, s in zip(shape, strides, strict=True)) if t.numel() else 0
+    info = TensorInfo(name, shape, strides, str(t.dtype).removeprefix("torch."), t.storage_offset(), t.element_size())
+    return TensorArg(info, t.data_ptr(), st.data_ptr(), st.nbytes(), 0, last, t.is_contiguous())
+
+
+def _split(bound: dict[str, Any], consts: set[str]) -> tuple[list[TensorArg], dict[str, Any], dict[str, Any]]:
+    """(tensors, scalars, constexprs) of a bound launch; a tuple's tensors are named ``arg[i]``."""
+    import torch
+
+    tensors: list[TensorArg] = []
+    scalars: dict[str, Any] = {}
+    constexprs: dict[str, Any] = {}
+    for name, v in bound.items():
+        if name in consts:
+            constexprs[name] = plain(v)
+            continue
+        parts = [(f"{name}[{i}]", x) for i, x in enumerate(v)] if isinstance(v, tuple) else [(name, v)]
+        found = [_tensor_arg(n, x) for n, x in parts if isinstance(x, torch.Tensor)]
+        if found:
+            tensors += found
+        else:
+            scalars[name] = plain(v)
+    return tensors, scalars, constexprs
+
+
+@dataclass
+class _Launched:
+    fn: Any  # the user's JITFunction (the instrumented build ran in its place)
+    grid: tuple[int, int, int]
+    tensors: list[TensorArg]
+    scalars: dict[str, Any]
+    constexprs: dict[str, Any]
+    rec: Recording
+    n_sites: int
+    compiled: Any = None
+    compile_s: float = 0.0
+    launch_s: float = 0.0
+    kernel_ms: float | None = None
+
+
+class _Capture:
+    """``K`` for the spec's launcher: launch ``index`` runs instrumented, earlier ones plainly,
+    later ones not at all (a trace is of one launch)."""
+
+    def __init__(self, index: int, run: Callable[..., Any], record: Callable[..., _Launched]) -> None:
+        self.index, self.run, self.record = index, run, record
+        self.n = 0
+        self.done: _Launched | None = None
+
+    def K(self, fn: Any) -> Any:
+        cap = self
+
+        class Site:
+            def __getitem__(self, grid: Any) -> Callable[..., Any]:
+                return lambda *args, **kwargs: cap.launch(fn, grid, args, kwargs)
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(fn, name)
+        return Site()
+
+    def launch(self, fn: Any, grid: Any, args: tuple, kwargs: dict) -> Any:
+        i, self.n = self.n, self.n + 1
+        if i == self.index:
+            self.done = self.record(fn, grid, args, kwargs)
+            return getattr(self.done, "compiled", None)
+        return self.run(fn, grid, args, kwargs) if i < self.index else None
+
+
+def _record_launch(fn: Any, grid: Any, args: tuple, kwargs: dict, *, mode: str, device: str,
+                   run: Callable[..., Any]) -> _Launched:
+    bound = bind(fn, args, kwargs)
+    g3 = grid3(grid, bound)
+    tensors, scalars, constexprs = _split(bound, constexpr_names(fn))
+    inst = instrument(fn, mode)
+    n_programs = int(g3[0] * g3[1] * g3[2])
+    n_maps = (7 if inst.has_atomics else 6) if mode == "maps" else 0
+    on_gpu = device != "cpu"
+    if on_gpu:
+        import torch
+
+        need = Recording.nbytes_needed(tensors, n_programs, n_maps)
+        free = torch.cuda.mem_get_info()[0]
+        if need > 0.9 * free:
+            raise ResourceError(f"the GPU recorder needs {need / 2**30:.1f} GiB of shadow maps, more than the "
+                                f"{free / 2**30:.1f} GiB free on the device: trace a smaller problem")
+    rec = Recording(tensors, n_programs, device, n_maps, with_maps=mode == "maps")
+    kw = dict(kwargs)
+    kw.update(rec.kwargs(time=on_gpu))
+    out = _Launched(fn, g3, tensors, scalars, constexprs, rec, inst.n_sites)
+    if not on_gpu:
+        t0 = time.perf_counter()
+        run(inst.fn, grid, args, kw)
+        out.launch_s = time.perf_counter() - t0
+        return out
+    _gpu_launch(inst.fn, grid, args, kw, out)
+    return out
+
+
+def _gpu_launch(fn: Any, grid: Any, args: tuple, kw: dict, out: _Launched) -> None:
+    """Compile (timed apart: ``JITFunction.warmup(*args, grid=..., **kwargs)``, the same in Triton
+    3.6 and 3.9), then the launch on CUDA events."""
+    import torch
+
+    t0 = time.perf_counter()
+    fn.warmup(*args, grid=grid, **kw)
+    t1 = time.perf_counter()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    out.compiled = fn[grid](*args, **kw)
+    end.record()
+    torch.cuda.synchronize()
+    out.compile_s, out.launch_s = t1 - t0, time.perf_counter() - t1
+    out.kernel_ms = float(start.elapsed_time(end))
+
+
+def instrumented_launch(launch: Callable[[Any], Any], mode: str, *, device: str = "cuda", launch_index: int = 0,
+                        ) -> tuple[Callable[[], Any], Recording | None]:
+    """A function of no arguments that runs launch ``launch_index`` of ``launch(K)`` again — as
+    the maps build (``mode="maps"``), the timeline build (``"timeline"``) or as written
+    (``"plain"``) — on the same arguments and shadow buffers (not reset between calls): what a
+    benchmark times to see the recording's cost. Nothing runs until it is called (CUDA only)."""
+    got: list[tuple] = []
+
+    def capture(fn: Any, grid: Any, args: tuple, kwargs: dict) -> _Launched:
+        got.append((fn, grid, args, kwargs))
+        return None  # type: ignore[return-value]
+
+    cap = _Capture(launch_index, lambda *a: None, capture)
+    launch(cap.K)
+    if not got:
+        raise ValueError(f"the launcher made {cap.n} launch(es); launch {launch_index} never happened")
+    fn, grid, args, kwargs = got[0]
+    if mode == "plain":
+        return (lambda: fn[grid](*args, **kwargs)), None
+    bound = bind(fn, args, kwargs)
+    g3 = grid3(grid, bound)
+    tensors, _, _ = _split(bound, constexpr_names(fn))
+    inst = instrument(fn, mode)
+    rec = Recording(tensors, int(np.prod(g3)), device, 7 if inst.has_atomics else 6, with_maps=mode == "maps")
+    kw = {**kwargs, **rec.kwargs(time=device != "cpu")}
+    return (lambda: inst.fn[grid](*args, **kw)), rec
+
+
+# ---------------------------------------------------------------------------------------------
+# the trace
+
+
+def _no_events() -> AccessTable:
+    z32 = np.zeros(0, np.int32)
+    return AccessTable(program=z32, op=np.zeros(0, np.int8), tensor=np.zeros(0, np.int16), line=z32,
+                       iters=np.zeros((0, 0), np.int32), n_active=z32, n_masked=z32, n_oob=z32,
+                       lane_start=np.zeros(0, np.int64), elements=z32)
+
+
+def _occupancy(ln: _Launched, on_gpu: bool) -> tuple[int, int]:
+    """(SMs, programs per SM) of the build that ran (its compile facts; the maps build holds more
+    registers than the kernel as written): the timeline's formula. (132, 1) without CUDA."""
+    if not on_gpu or ln.compiled is None:
+        return 132, 1
+    from .. import compiled
+    from ..device import device_facts
+
+    facts, _ = compiled.compile_facts(ln.compiled, int(np.prod(ln.grid)), device_facts("gpu").limits,
+                                      keep_asm=False)
+    return int(facts.n_sms or 132), max(1, int(facts.programs_per_sm or 1))
+
+
+def _build_trace(kernel: str, shown: dict, ln: _Launched, info: GpuTraceInfo, max_elements: int | None,
+                 n_sms: int, per_sm: int) -> Trace:
+    rec = ln.rec
+    maps = []
+    for t in range(len(ln.tensors)):
+        m, stride = rec.tensor_maps(t, max_elements)
+        maps.append(m)
+        info.map_strides.append(stride)
+        if stride:
+            info.notes.append(f"{ln.tensors[t].info.name}: maps reduced by blocks of {'x'.join(map(str, stride))} "
+                              "elements on the device")
+    oob, n_bad = rec.oob_records()
+    if n_bad > OOB_CAP:
+        info.notes.append(f"{n_bad} accesses had out-of-bounds lanes; the first {OOB_CAP} are itemized")
+    source, source_file, first = jit_source(ln.fn)
+    pids = np.arange(rec.n_programs, dtype=np.int32)
+    import triton
+
+    return Trace(kernel=kernel, values=shown, grid=ln.grid, programs=pids, window=None,
+                 tensors=[a.info for a in ln.tensors], scalars=ln.scalars, constexprs=ln.constexprs,
+                 events=_no_events(), oob=oob, maps=maps, stats=rec.program_stats(), source=source,
+                 source_file=source_file, source_first_line=first, n_sms=n_sms, programs_per_sm=per_sm,
+                 wave=waves(pids, n_sms, per_sm), triton_version=triton.__version__,
+                 record_s=ln.compile_s + ln.launch_s, launch_index=0, kernel_fn=ln.fn.fn.__name__)
+
+
+def gpu_trace_launch(launch: Callable[[Any], Any], *, kernel: str = "", values: dict[str, Any] | None = None,
+                     device: str | None = None, timeline_only: bool = False,
+                     max_elements: int | None = MAX_MAP_ELEMENTS, launch_index: int = 0, keep: bool = False,
+                     kernels: tuple[Any, ...] = (), n_sms: int | None = None, programs_per_sm: int = 1,
+                     progress: ProgressFn | None = None) -> GpuTrace:
+    """Trace one launch made by ``launch(K)`` (which calls ``K(jit_fn)[grid](...)`` with tensors on
+    ``device``) from its instrumented build. ``n_sms`` (default: the device's) and
+    ``programs_per_sm`` are the trace's wave model, as for the interpreter recorder (the kernel as
+    written fits more programs on an SM than its maps build; ``kernels.data.maps.rewave`` changes
+    it later). Other arguments as for ``gpu_trace_spec``."""
+    device = device or "cuda"
+    on_gpu = device != "cpu"
+    if on_gpu:
+        require_cuda()
+    elif timeline_only:
+        raise BackendUnavailable("the timeline reads %smid and %globaltimer on a CUDA device; the "
+                                 "interpreter has neither")
+    mode = "timeline" if timeline_only else "maps"
+    if progress is not None:
+        progress(Progress("recording", 0.2))
+    ln = _run_launcher(launch, kernels, mode, device, launch_index)
+    name = kernel or ln.fn.fn.__name__
+    info = GpuTraceInfo(device=_device_name(on_gpu), mode=mode, compile_s=ln.compile_s, launch_s=ln.launch_s,
+                        kernel_ms=ln.kernel_ms, shadow_bytes=ln.rec.nbytes, n_sites=ln.n_sites)
+    if progress is not None:
+        progress(Progress("deriving maps", 0.8))
+    t0 = time.perf_counter()
+    built_sms, built_per_sm = _occupancy(ln, on_gpu)
+    timeline = None
+    if on_gpu:
+        sm, start, end = ln.rec.schedule()
+        timeline = Timeline(ln.grid, sm, start, end, built_sms, built_per_sm, recording_build=mode == "maps",
+                            kernel=name)
+    trace = None
+    if mode == "maps":
+        trace = _build_trace(name, dict(values or {}), ln, info, max_elements, n_sms or built_sms,
+                             max(1, int(programs_per_sm)))
+        trace.launch_index = launch_index
+    info.derive_s = time.perf_counter() - t0
+    if trace is not None:
+        trace.derive_s = info.derive_s
+    out = GpuTrace(trace, timeline, info, ln.rec if keep else None)
+    if not keep:
+        ln.rec.release()
+    return out
+
+
+def _device_name(on_gpu: bool) -> str:
+    if not on_gpu:
+        return _CPU.device_name
+    import torch
+
+    return torch.cuda.get_device_name()
+
+
+def gpu_trace_spec(spec: Any, values: dict[str, Any] | None = None, *, seed: int = 0, timeline_only: bool = False,
+                   max_elements: int | None = MAX_MAP_ELEMENTS, device: str | None = None,
+                   events_window: Window | str | tuple[int, int] | None = None, launch_index: int = 0,
+                   keep: bool = False, n_sms: int | None = None, programs_per_sm: int = 1,
+                   progress: ProgressFn | None = None) -> GpuTrace:
+    """Trace a registered kernel from its instrumented build (see the module doc).
+
+    - ``timeline_only``: a light build that reads only the schedule (CUDA only; no ``trace``);
+    - ``max_elements``: maps of larger tensors are reduced by blocks on the device (None: never);
+    - ``device``: "cuda" (default; BackendUnavailable without it) or "cpu" (the interpreter);
+    - ``events_window``: programs whose per-access events the interpreter recorder adds;
+    - ``keep``: keep the shadow buffers for ``GpuTrace.region``; otherwise freed here;
+    - ``n_sms`` / ``programs_per_sm``: the trace's wave model (see ``gpu_trace_launch``).
+
+    Raises ValidationError, BackendUnavailable, ResourceError, TraceUnsupported, CompileError or
+    the launch's own error."""
+    on_gpu = (device or "cuda") != "cpu"
+    if on_gpu:
+        require_cuda()
+    if progress is not None:
+        progress(Progress("building inputs", 0.0))
+    from ..backends import resolve
+
+    p = prepare(spec, dict(values or {}), resolve("gpu") if on_gpu else _CPU, seed)
+    shown = {k: v for k, v in p.cfg.items() if not str(k).startswith("_")}
+    got = gpu_trace_launch(p.launch, kernel=spec.name, values=shown, device=device, timeline_only=timeline_only,
+                           max_elements=max_elements, launch_index=launch_index, keep=keep,
+                           kernels=tuple(spec.kernels), n_sms=n_sms, programs_per_sm=programs_per_sm,
+                           progress=progress)
+    if got.trace is not None and events_window is not None:
+        _add_events(got.trace, got.info, spec, values, seed, events_window)
+    if progress is not None:
+        progress(Progress("done", 1.0))
+    return got
+
+
+def _run_launcher(launch: Callable[[Any], Any], kernels: tuple[Any, ...], mode: str, device: str,
+                  launch_index: int) -> _Launched:
+    if device != "cpu":
+        cap = _Capture(launch_index, lambda fn, grid, a, kw: fn[grid](*a, **kw),
+                       lambda fn, grid, a, kw: _record_launch(fn, grid, a, kw, mode=mode, device=device, run=None))
+        launch(cap.K)
+    else:
+        with Interpreter([]).activate(kernels) as IK:
+            def run(fn: Any, grid: Any, a: tuple, kw: dict) -> Any:
+                return IK(fn)[grid](*a, **kw)
+
+            cap = _Capture(launch_index, run,
+                           lambda fn, grid, a, kw: _record_launch(fn, grid, a, kw, mode=mode, device=device, run=run))
+            launch(cap.K)
+    if cap.done is None:
+        raise ValueError(f"the launcher made {cap.n} launch(es); launch {launch_index} never happened")
+    return cap.done
+
+
+def _add_events(trace: Trace, info: GpuTraceInfo, spec: Any, values: Any, seed: int,
+                window: Window | str | tuple[int, int]) -> None:
+    """Per-access events of a window of programs, from the interpreter recorder on the same inputs."""
+    from ..trace import trace_spec
+
+    cpu = trace_spec(spec, dict(values or {}), seed=seed, window=window, n_sms=trace.n_sms,
+                     programs_per_sm=trace.programs_per_sm)
+    trace.events, trace.loop_lines, trace.loop_parents = cpu.events, cpu.loop_lines, cpu.loop_parents
+    info.events = f"interpreter recorder, {cpu.window or 'every program'}"
+
+
+# ---------------------------------------------------------------------------------------------
+# the request
+
+
+def gpu_trace(request: TraceRequest, *, timeline_only: bool = False, max_elements: int | None = MAX_MAP_ELEMENTS,
+              device: str | None = None, progress: ProgressFn | None = None) -> GpuTraceResult:
+    """Serve a ``TraceRequest`` on the GPU (``request.window``, if any, picks the programs whose
+    per-access events the interpreter recorder adds). Never raises: failures come back as
+    ``GpuTraceResult.error`` (an ErrorInfo)."""
+    try:
+        spec = get_spec(request.kernel, request.user_file)
+        window = None
+        if request.window:
+            try:
+                window = Window.parse(request.window)
+            except ValueError as e:
+                raise ValidationError(str(e), "window") from None
+        got = gpu_trace_spec(spec, request.values, seed=request.seed, timeline_only=timeline_only,
+                             max_elements=max_elements, device=device, events_window=window,
+                             n_sms=request.n_sms, programs_per_sm=request.programs_per_sm, progress=progress)
+        return GpuTraceResult(request, got.trace, got.timeline, got.info)
+    except ValueError as e:
+        if isinstance(e, ValidationError):
+            return GpuTraceResult(request, error=to_error_info(e))
+        return GpuTraceResult(request, error=ErrorInfo(kind="validation", message=str(e)))
+    except Exception as e:  # noqa: BLE001 - every failure is reported, the worker keeps serving
+        return GpuTraceResult(request, error=to_error_info(e, "tracing"))
