@@ -33,6 +33,11 @@ def add_parser(subparsers: Any) -> None:
                               description=__doc__.split("\n\n")[0] if __doc__ else None)
     add_value_args(p, block=256, n=1000, launch_note=" (no effect under the interpreter)")
     p.add_argument("--seed", type=int, default=0, help="input random seed")
+    p.add_argument("--backend", "-b", default="interpreter", choices=("interpreter", "gpu"),
+                   help="interpreter: replay on the CPU (default); gpu: an instrumented build of the kernel "
+                        "records the maps on the GPU (every program, full size)")
+    p.add_argument("--timeline", action="store_true",
+                   help="with --backend gpu: each program's SM and start/end time only (nearly free)")
     p.add_argument("--file", "-f", metavar="PATH", help="a kernel file that registers the kernel")
     p.add_argument("--window", "-w", metavar="A:B|x0:x1,y0:y1",
                    help="trace only these programs: linear ids A..B-1, or a box of the grid")
@@ -67,7 +72,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    from kernels.trace import TraceRequest, summary_lines, trace
+    from kernels.trace import TraceRequest, trace
 
     _check_args(args)
     spec = get_spec(args)
@@ -76,10 +81,40 @@ def cmd_trace(args: argparse.Namespace) -> int:
                        user_file=args.file, n_sms=args.n_sms, programs_per_sm=args.programs_per_sm,
                        workers=args.workers, check_overflow=args.check_overflow)
     progress = stderr_progress(end_stage="deriving") if sys.stderr.isatty() else None
+    if args.backend == "gpu":
+        return _trace_on_gpu(args, req)
+    if args.timeline:
+        raise CliError("--timeline needs --backend gpu (the interpreter has no SMs or clocks to read)")
     res = trace(req, progress=progress)
     if res.error is not None:
         return error_exit(res.error, args.verbose)
     tr = res.trace
+    return _report(args, tr)
+
+
+def _trace_on_gpu(args: argparse.Namespace, req: Any) -> int:
+    from kernels.gpu_trace import gpu_trace, require_cuda
+    from kernels.trace import summary_lines
+
+    try:
+        require_cuda()
+    except Exception as e:  # noqa: BLE001 - one clear line, exit 2
+        raise CliError(getattr(e, "message", str(e))) from None
+    res = gpu_trace(req, timeline_only=args.timeline)
+    if res.error is not None:
+        return error_exit(res.error, args.verbose)
+    if res.timeline is not None:
+        print("\n".join(res.timeline.summary_lines()))
+    if res.trace is not None:
+        print("\n".join(summary_lines(res.trace, max_oob=args.max_oob)))
+        for path in _write_files(args, res.trace):
+            print(f"wrote {path}")
+    return EXIT_OK
+
+
+def _report(args: argparse.Namespace, tr: Any) -> int:
+    from kernels.trace import summary_lines
+
     if args.wave is not None and not 0 <= args.wave <= int(tr.wave.max()):
         raise CliError(f"--wave {args.wave}: the trace has waves 0..{int(tr.wave.max())}")
     written = _write_files(args, tr)

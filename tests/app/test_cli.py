@@ -248,3 +248,15 @@ def test_lesson_check_exits_0_on_a_passing_file_and_1_with_the_reason(tmp_path, 
     solution = ROOT / "resources" / "lessons" / "03_grid" / "solution.py"
     assert main(["lesson", "check", "grid", str(solution), "--lang", "zh_CN"]) == 0
     assert capsys.readouterr().out.startswith("PASS")
+
+
+def test_trace_on_the_gpu_without_cuda_is_one_clear_line(capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    assert main(["trace", "vector_add", "--backend", "gpu"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: the GPU recorder needs a CUDA device") and err.count("\n") == 1
+    assert main(["trace", "vector_add", "--timeline"]) == 2
+    assert "--timeline needs --backend gpu" in capsys.readouterr().err
