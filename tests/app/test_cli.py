@@ -124,7 +124,7 @@ BAD = [
     (["sweep", "vector_add", "--shape", "N=100"], "nothing to sweep"),
     (["sweep", "vector_add", "-p", "BLOCK_SIZE=64,128", "--num-warps", "1,2", "--num-stages", "1,2"],
      "at most two parameters"),
-    (["bench"], "bench needs kernel names or --all"),
+    (["bench"], "bench needs kernel names, --file FILE or --all"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
 ]
 
