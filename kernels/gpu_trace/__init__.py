@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import MAX_MAP_ELEMENTS, GpuTraceInfo, GpuTraceResult, Timeline
+from ..data.gpu_trace import MAX_MAP_ELEMENTS, GpuTraceInfo, GpuTraceResult, Timeline
 
 __all__ = ["MAX_MAP_ELEMENTS", "GpuTraceInfo", "GpuTraceResult", "Timeline", "gpu_trace", "gpu_trace_spec",
            "require_cuda"]

@@ -38,7 +38,7 @@ from ..lookup import get_spec
 from ..prepare import prepare
 from ..spec import jit_source
 from .device import OOB_CAP
-from .model import MAX_MAP_ELEMENTS, GpuTraceInfo, GpuTraceResult, Timeline
+from ..data.gpu_trace import MAX_MAP_ELEMENTS, GpuTraceInfo, GpuTraceResult, Timeline
 from .rewrite import instrument
 from .shadow import Recording
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data.trace import Trace
+from .trace import Trace
 
 __all__ = ["Timeline", "GpuTraceInfo", "GpuTraceResult", "MAX_MAP_ELEMENTS"]
 
