@@ -300,9 +300,9 @@ def warm_kernel(fn: Any, args: tuple, kwargs: dict, grid: Any, launch: Any, note
 
 
 def _compile_facts(fn: Any, args: tuple, kwargs: dict, notes: list[str]) -> tuple[int, int, _Metadata]:
-    """Registers, spills and shared memory of ``fn`` compiled for the emulated GPU (Triton's and
-    this module's caches make a second warmup of the same specialization free); the stand-in's
-    where it cannot be compiled here. The notes say which."""
+    """Registers, spills and shared memory of ``fn`` compiled for the emulated GPU (the compile
+    cache makes a second warmup of the same specialization free); the stand-in's where it cannot
+    be compiled here. The notes say which."""
     name = fn.fn.__name__
     regs, shared = STAND_IN_FACTS
     stand_in = f"the script saw a stand-in's {regs} registers and {shared} bytes of shared memory"

@@ -29,7 +29,7 @@ from ..data.grid import grid_of
 from ..data.params import NUM_WARPS, Param, is_pow2
 from ..data.script import CapturedArg, CapturedLaunch
 from ..spec import KernelSpec
-from .capture import LiveLaunch, warm_kernel
+from .capture import LiveLaunch, _OutOfTime, _time_budget, warm_kernel
 from .cuda_on_cpu import cuda_on_cpu
 from .grid_rule import infer_grid_rule, is_stride
 
@@ -44,6 +44,8 @@ def _ints(d: dict[str, Any]) -> dict[str, int]:
 
 #: the launch options a size or a kernel's own constexpr may not be named after
 _LAUNCH_OPTIONS = ("num_warps", "num_stages")
+#: how long calling the wrapper again to find the sizes may take, in all, when the script is opened
+_PROBE_BUDGET_S = 20.0
 
 Dim = tuple[str, int]  # (tensor argument of the wrapper, dimension)
 
@@ -54,7 +56,7 @@ class _Sizes:
     shows them independent (``_split``: a square matmul's M, N, K). Each is named after the
     kernel's integer argument it becomes (not a stride), else the wrapper's integer local of that
     value (``M, N = x.shape``), else ``<tensor>_dim<i>``. ``error`` says why the wrapper cannot
-    be called again (then there are no sizes to change)."""
+    be called again, or not within ``_PROBE_BUDGET_S`` (then there are no sizes to change)."""
 
     def __init__(self, live: LiveLaunch) -> None:
         self.live = live
@@ -64,15 +66,20 @@ class _Sizes:
         if live.wrapper is None or not self.tensors:
             return
         try:
-            _redrive(live, self.shapes({}), self._device(), None)
+            with _time_budget(_PROBE_BUDGET_S):
+                self._find()
+        except _OutOfTime:
+            self.groups, self.error = [], f"{live.wrapper_name}() took over {_PROBE_BUDGET_S:g} s to call again here"
         except Exception as e:  # noqa: BLE001 - the script's own code: any failure means "fixed sizes"
             self.error = f"{live.wrapper_name}() could not be called again here ({type(e).__name__}: {e})"
-            return
+
+    def _find(self) -> None:
+        _redrive(self.live, self.shapes({}), self._device(), None)  # can it be called again at all?
         by_value: dict[int, list[Dim]] = {}
         for tname, t in self.tensors.items():
             for i, n in enumerate(t.shape):
                 by_value.setdefault(int(n), []).append((tname, i))
-        taken = set(live.constexpr_names) | set(_LAUNCH_OPTIONS) | {"autotune_config"}
+        taken = set(self.live.constexpr_names) | set(_LAUNCH_OPTIONS) | {"autotune_config"}
         for value, dims in by_value.items():
             for block, kernel_name in self._split(value, dims):
                 self.groups.append((self._name(value, block, kernel_name, taken), value, block))

@@ -146,3 +146,17 @@ def test_sizes_the_wrapper_cannot_tell_apart_change_together(tmp_path):
     # without the assert, a's K cannot be told from b's K by calling the wrapper: one size for all
     assert [x.name for x in specs[0].params if x.kind == "shape"] == ["M"]
     assert _run(specs[0], M=32).grid == (2,)
+
+
+def test_a_wrapper_that_never_returns_when_called_again_keeps_its_sizes(tmp_path, monkeypatch):
+    from kernels.script import specs as script_specs
+
+    src = (SCRIPTS / "tuple_grid_positional.py").read_text()
+    p = tmp_path / "again.py"
+    p.write_text(src.replace("def scale(x, factor):\n", "calls = []\n\n\ndef scale(x, factor):\n"
+                             "    calls.append(1)\n    while len(calls) > 1:\n        pass\n"))
+    monkeypatch.setattr(script_specs, "_PROBE_BUDGET_S", 0.5)
+    cap, (spec,) = open_script(str(p), "interpreter")
+    rec = cap.launches[0]
+    assert not rec.resizable and "scale() took over 0.5 s to call again here" in rec.resize_note
+    assert _run(spec, BLOCK_SIZE=64).grid == (16,)
