@@ -34,7 +34,11 @@ Rules a caller can rely on:
 - a worker that dies (SIGKILL, segfault, a CUDA fault) fails the running request with
   ``ErrorInfo(kind="worker")`` naming the exit code or signal and the last stderr lines; the
   state goes ``crashed`` -> ``restarting`` -> ``ready``; user files loaded before are loaded again;
-- ``close()`` (also run at exit) shuts the worker down and leaves no process behind.
+- ``load_file`` (a user's kernel file: its import runs the user's code) and ``open_script`` time
+  out like ``run``, and are cancelled like it; a file whose load fails, times out or kills the
+  worker is not loaded again into the next worker (no restart loop);
+- ``close()`` (also run at exit) shuts the worker down and leaves no process behind: the worker
+  leads its own process group, and the whole group is ended (what a kernel file forked too).
 
 States: ``starting`` (first start), ``ready``, ``busy``, ``crashed``, ``restarting``, ``stopped``.
 """
@@ -64,7 +68,10 @@ __all__ = ["EXIT_RESTART", "SUPERSEDING_KINDS", "STATES", "WorkerClient", "Worke
 STATES = ("starting", "ready", "busy", "crashed", "restarting", "stopped")
 #: kinds where a newer request makes older ones pointless
 SUPERSEDING_KINDS = ("run", "sweep", "trace")
-_SUBMIT_KINDS = ("hello", "infos", "run", "sweep", "trace", "load_file", "ping")
+_SUBMIT_KINDS = ("hello", "infos", "run", "sweep", "trace", "load_file", "open_script", "lesson_check", "bench",
+                 "compile", "gpu_trace", "plan_sweep", "ping")
+#: kinds that run the user's code and time out like a run: their own timeout, else the default
+_TIMED_KINDS = ("run", "trace", "load_file", "open_script", "lesson_check")
 #: the worker's "start a fresh one" exit status (app.worker.EXIT_RESTART; not imported from there
 #: to keep this module's imports minimal)
 EXIT_RESTART = 75
@@ -97,6 +104,8 @@ class _Pending:
     idle_s: float | None = None  # sweeps: longest wait for the next point
     waiter: _Waiter | None = None
     internal: bool = False  # the client's own (hello, reloading user files): not delivered
+    on_point: Callable[[Any], Any] | None = None  # a call()'s own sweep points
+    on_progress: Callable[[Any], Any] | None = None  # a call()'s own progress
     sent_at: float | None = None
     deadline: float | None = None
     idle_deadline: float | None = None
@@ -125,6 +134,7 @@ class WorkerClient:
         echo_stderr: bool = False,
         nice: int = 0,
         start: bool = True,
+        respawn: bool = True,
     ) -> None:
         # the callbacks (see the module's docstring); each may be None
         self.on_progress, self.on_point, self.on_result, self.on_error = on_progress, on_point, on_result, on_error
@@ -137,6 +147,9 @@ class WorkerClient:
         self._cwd = cwd
         self._echo_stderr = echo_stderr
         self._nice = max(0, int(nice))
+        #: start a new worker at once after one died or was killed (False: at the next submit;
+        #: the command line, which ends after the failure anyway)
+        self.respawn = respawn
 
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
@@ -217,14 +230,19 @@ class WorkerClient:
         """Queue a request; returns its generation at once. Answers arrive through the callbacks."""
         return self._submit(kind, payload, timeout_s, None)
 
-    def call(self, kind: str, payload: Any = None, timeout: float | None = None) -> Any:
+    def call(self, kind: str, payload: Any = None, timeout: float | None = None, *,
+             on_point: Callable[[Any], Any] | None = None,
+             on_progress: Callable[[Any], Any] | None = None) -> Any:
         """Submit and wait for the answer; raises WorkerError when the request fails as a whole.
 
         ``timeout`` is the request's timeout (the worker is killed when it passes). The answer goes
-        to the caller only, not to ``on_result``. Do not call from a callback.
+        to the caller only, not to ``on_result``; so do a sweep's points and the progress, to
+        ``on_point(point)`` and ``on_progress(Progress)`` when given (on the callback thread:
+        the points a sweep finished before its worker died are the caller's). Do not call from
+        a callback.
         """
         waiter = _Waiter()
-        self._submit(kind, payload, timeout, waiter)
+        self._submit(kind, payload, timeout, waiter, on_point, on_progress)
         waiter.event.wait()
         if waiter.error is not None:
             raise WorkerError(waiter.error)
@@ -283,7 +301,8 @@ class WorkerClient:
     # ------------------------------------------------------------------------------------------
     # submitting
 
-    def _submit(self, kind: str, payload: Any, timeout_s: float | None, waiter: _Waiter | None) -> int:
+    def _submit(self, kind: str, payload: Any, timeout_s: float | None, waiter: _Waiter | None,
+                on_point: Callable[[Any], Any] | None = None, on_progress: Callable[[Any], Any] | None = None) -> int:
         if kind not in _SUBMIT_KINDS:
             raise ValueError(f"cannot submit {kind!r}: use one of {', '.join(_SUBMIT_KINDS)} "
                              "(cancel() and close() send the others)")
@@ -292,7 +311,7 @@ class WorkerClient:
                 raise RuntimeError("this WorkerClient was closed")
             gen = next(self._gens)
             payload = _with_generation(payload, gen)
-            p = _Pending(gen, kind, payload, waiter=waiter)
+            p = _Pending(gen, kind, payload, waiter=waiter, on_point=on_point, on_progress=on_progress)
             self._set_timeouts(p, timeout_s)
             if kind in SUPERSEDING_KINDS:
                 self._latest[kind] = gen
@@ -311,7 +330,7 @@ class WorkerClient:
     def _set_timeouts(self, p: _Pending, timeout_s: float | None) -> None:
         if timeout_s is not None:
             p.timeout_s = timeout_s
-        elif p.kind in ("run", "trace"):
+        elif p.kind in _TIMED_KINDS:
             p.timeout_s = getattr(p.payload, "timeout_s", None) or self.default_timeout_s
         elif p.kind == "sweep":
             p.timeout_s = getattr(p.payload, "timeout_s", None)
@@ -370,7 +389,10 @@ class WorkerClient:
             p.waiter.result = result
             p.waiter.error = error if not superseded else ErrorInfo(
                 "cancelled", f"{p.kind} superseded by a newer {p.kind} request")
-            p.waiter.event.set()
+            if p.on_point is not None or p.on_progress is not None:
+                self._emit(p.waiter.event.set)  # after the points already queued for the caller
+            else:
+                p.waiter.event.set()
             return
         if superseded or self._is_stale(p):
             self.dropped += 1
@@ -397,7 +419,9 @@ class WorkerClient:
                 self._queue.appendleft(_Pending(next(self._gens), "load_file", path, internal=True,
                                                 timeout_s=self.default_timeout_s))
         elif error is not None:
-            self._emit(self.on_log, p.gen, "warning", f"reloading {p.payload} failed: {error.message}")
+            self._forget_file(p.payload)
+            self._emit(self.on_log, p.gen, "warning", f"reloading {p.payload} failed (it is not loaded again): "
+                                                      f"{error.message}")
 
     def _on_reply(self, proc: WorkerProcess, msg: Reply) -> None:
         with self._lock:
@@ -411,14 +435,18 @@ class WorkerClient:
             if p is None or p.gen != msg.id:
                 return  # e.g. the answer to a ping
             if msg.kind == "progress":
-                if not p.internal and not self._is_stale(p) and p.waiter is None:
+                if p.on_progress is not None:
+                    self._emit(p.on_progress, msg.payload)
+                elif not p.internal and not self._is_stale(p) and p.waiter is None:
                     self._emit(self.on_progress, p.gen, msg.payload)
                 return
             if msg.kind == "point":
                 if p.idle_s:
                     p.idle_deadline = time.monotonic() + p.idle_s
                     self._cond.notify_all()
-                if not p.internal and not self._is_stale(p) and p.waiter is None:
+                if p.on_point is not None:
+                    self._emit(p.on_point, msg.payload)
+                elif not p.internal and not self._is_stale(p) and p.waiter is None:
                     self._emit(self.on_point, p.gen, msg.payload)
                 return
             if msg.kind in ("result", "error"):
@@ -434,6 +462,8 @@ class WorkerClient:
                         self._loaded_files.append(p.payload)
                     self._finish(p, result=msg.payload)
                 else:
+                    if p.kind == "load_file":
+                        self._forget_file(p.payload)
                     self._finish(p, error=_as_error(msg.payload))
                 self._pump()
 
@@ -490,11 +520,13 @@ class WorkerClient:
                 self._set_state("crashed")
                 self._respawn()
                 return
-            if p is not None and not p.internal:
+            if p is not None:
                 last = last_lines(proc.stderr_tail, 3)
+                if p.kind == "load_file":  # not again into the next worker: it would die again
+                    self._forget_file(p.payload)
                 self._finish(p, error=ErrorInfo(
                     "worker",
-                    f"The worker process {how} while running {_what(p)}; it was restarted."
+                    f"The worker process {how} while {_doing(p)}; {self._after_failure('it')}."
                     + (f" Last output: {last}" if last else ""),
                     detail=tail,
                 ))
@@ -502,8 +534,19 @@ class WorkerClient:
             self._respawn()
 
     def _respawn(self) -> None:
+        if not self.respawn and not self._queue:
+            self._set_state("crashed")  # the next submit starts one
+            return
         self.restarts += 1
         self._spawn("restarting")
+
+    def _after_failure(self, subject: str = "the worker") -> str:
+        return f"{subject} was restarted" if self.respawn else f"{subject} was stopped"
+
+    def _forget_file(self, path: Any) -> None:
+        """Do not load ``path`` into the next worker (its last load failed)."""
+        if path in self._loaded_files:
+            self._loaded_files.remove(path)
 
     def _give_up(self, message: str, detail: str = "") -> None:
         """The worker cannot be started: fail everything queued, stay down until the next submit."""
@@ -524,6 +567,8 @@ class WorkerClient:
             proc.retire()  # its reader thread reaps it
         p, self._inflight = self._inflight, None
         if p is not None:
+            if p.kind == "load_file":
+                self._forget_file(p.payload)
             self._finish(p, error=error)
         self._respawn()
 
@@ -563,16 +608,16 @@ class WorkerClient:
         self._kill_and_restart(error)
 
     def _timeout_error(self, p: _Pending) -> ErrorInfo:
-        return ErrorInfo("timeout", f"{_what(p).capitalize()} did not finish within {p.timeout_s:g} s; "
-                                    "the worker was restarted.")
+        return ErrorInfo("timeout", f"{_cap(_what(p))} did not finish within {p.timeout_s:g} s; "
+                                    f"{self._after_failure()}.")
 
     def _idle_error(self, p: _Pending) -> ErrorInfo:
-        return ErrorInfo("timeout", f"{_what(p).capitalize()}: no point finished within {p.idle_s:g} s; "
-                                    "the worker was restarted.")
+        return ErrorInfo("timeout", f"{_cap(_what(p))}: no point finished within {p.idle_s:g} s; "
+                                    f"{self._after_failure()}.")
 
     def _cancel_error(self, p: _Pending) -> ErrorInfo:
-        return ErrorInfo("cancelled", f"{_what(p).capitalize()} did not stop within "
-                                      f"{self.cancel_grace_s:g} s of being cancelled; the worker was restarted.")
+        return ErrorInfo("cancelled", f"{_cap(_what(p))} did not stop within "
+                                      f"{self.cancel_grace_s:g} s of being cancelled; {self._after_failure()}.")
 
     # ------------------------------------------------------------------------------------------
     # callbacks
@@ -603,5 +648,18 @@ def _as_error(payload: Any) -> ErrorInfo:
 
 
 def _what(p: _Pending) -> str:
+    if p.kind in ("load_file", "open_script"):
+        path = p.payload.get("path") if isinstance(p.payload, dict) else p.payload
+        return f"loading {os.path.basename(str(path))}"
     name = getattr(p.payload, "kernel", None)
     return f"the {p.kind} of {name}" if name else f"the {p.kind} request"
+
+
+def _doing(p: _Pending) -> str:
+    """What the worker was doing: "loading f.py", "running the run of vector_add"."""
+    what = _what(p)
+    return what if what.startswith("loading") else f"running {what}"
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]

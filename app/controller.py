@@ -24,16 +24,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kernels.data.results import ErrorInfo, KernelInfo, Progress, RunResult, SweepPoint, SweepResult
+from kernels.data.results import (
+    ErrorInfo,
+    KernelInfo,
+    Progress,
+    RunResult,
+    SweepPoint,
+    SweepRequest,
+    SweepResult,
+)
 from kernels.data.trace import Trace, TraceResult, Window
+from views.i18n import QT_TRANSLATE_NOOP, translate
 
 from .client import SUPERSEDING_KINDS
 from .history import History
 from .session import Session, format_values
 from .settings import Settings
 
-__all__ = ["ActionState", "Controller", "TRACE_SUGGESTED_WINDOW", "TRACE_SUGGEST_PROGRAMS", "WindowView",
-           "WorkerPort"]
+__all__ = ["ActionState", "Controller", "SweepListener", "TRACE_SUGGESTED_WINDOW", "TRACE_SUGGEST_PROGRAMS",
+           "WindowView", "WorkerPort"]
 
 #: a trace of more programs than this records a window of programs instead (or offers one): the
 #: interpreter records a few thousand programs a second, so a grid of a million takes minutes
@@ -45,6 +54,9 @@ TRACE_SUGGESTED_WINDOW = 4096
 WORK_KINDS = ("run", "trace", "sweep", "load_file", "lesson_check")
 
 Actions = Sequence[tuple[str, Callable[[], Any]]]
+#: the request kinds as "{what} cancelled" names them
+KIND_WORDS = (QT_TRANSLATE_NOOP("Controller", "run"), QT_TRANSLATE_NOOP("Controller", "trace"),
+              QT_TRANSLATE_NOOP("Controller", "sweep"))
 
 
 class WorkerPort(Protocol):
@@ -104,6 +116,18 @@ class WindowView(Protocol):
     def update_actions(self) -> None: ...
 
 
+class SweepListener(Protocol):
+    """Told what the window's other views follow (``app.window.sweep_tabs``: heatmap, ranking,
+    roofline): a sweep starts, a point lands, the sweep ends (its result and every point so far,
+    a resumed sweep's earlier ones included), a run is shown, another kernel is shown."""
+
+    def sweep_started(self, request: SweepRequest, info: KernelInfo) -> None: ...
+    def sweep_point(self, point: SweepPoint) -> None: ...
+    def sweep_finished(self, result: SweepResult, points: list[SweepPoint]) -> None: ...
+    def run_shown(self, r: RunResult) -> None: ...
+    def kernel_shown(self, info: KernelInfo) -> None: ...
+
+
 @dataclass(frozen=True)
 class ActionState:
     """Which actions are on now, and why Run is not ("" when it is)."""
@@ -129,6 +153,8 @@ class Controller:
         self.closing = False
         self._latest: dict[str, int] = {}  # kind -> the generation of its latest request
         self._offer_gen: int | None = None  # a trace whose progress may reveal a huge grid
+        #: told of sweeps, runs and kernels besides the view (the tuning views: app.window.sweep_tabs)
+        self.listeners: list[SweepListener] = []
 
     # ------------------------------------------------------------------------------------------
     # what is possible now
@@ -143,9 +169,10 @@ class Controller:
     def actions(self) -> ActionState:
         ok = self.can_submit()
         window_bad = bool(self.trace_window()[1])
-        blocked = ("starting worker…" if not self.ready else "no kernel selected" if self.session.info() is None
-                   else "fix the marked parameter first" if not self.view.params_valid() else "")
-        busy = self.busy_kinds() & {"run", "trace", "sweep"}
+        blocked = (translate("Controller", "starting worker…") if not self.ready
+                   else translate("Controller", "no kernel selected") if self.session.info() is None
+                   else translate("Controller", "fix the marked parameter first") if not self.view.params_valid() else "")
+        busy = self.busy_kinds() & {"run", "trace", "sweep", "load_file", "lesson_check"}  # what Cancel stops
         s = self.session.sweep
         return ActionState(run=ok, trace=ok and not window_bad, sweep=ok, cancel=bool(busy),
                            resume=bool(s is not None and s.can_resume and "sweep" not in busy and self.ready),
@@ -178,6 +205,7 @@ class Controller:
         self.view.show_kernel(info, values if values is not None else self.settings.values_for(name), new)
         if new:
             self.view.clear_message("run", "trace", "sweep", "point")
+            self._tell("kernel_shown", info)
         self.view.watch_file(self.session.user_file(name))
         self.view.update_actions()
         return True
@@ -191,7 +219,7 @@ class Controller:
         self.settings.remember(req.kernel, values)
         self.view.clear_message("run", "validation", "point")
         self.view.clear_marks()
-        return self._submit("run", req, "queued: run")
+        return self._submit("run", req, translate("Controller", "queued: run"))
 
     def trace(self) -> int | None:
         """Record the current configuration's accesses (interpreter); returns the generation.
@@ -204,7 +232,8 @@ class Controller:
             return None
         window, why = self.trace_window()
         if why:
-            self.show_error(ErrorInfo("validation", f"Programs: {why}"), topic="trace")
+            self.show_error(ErrorInfo("validation", translate("Controller", "Programs: {why}").format(why=why)),
+                            topic="trace")
             self.view.focus_window_text()
             return None
         values = self.view.param_values()
@@ -213,10 +242,11 @@ class Controller:
             window = f"0:{TRACE_SUGGESTED_WINDOW}"
             self.view.set_window_text(window)
             self.view.show_message(
-                f"This launch has {known:,} programs: recording all of them under the interpreter takes "
-                f"a long time, so only programs 0..{TRACE_SUGGESTED_WINDOW - 1} are traced (see the "
-                "Programs field beside Trace).", "info", topic="trace_window",
-                actions=[(f"Trace all {known:,}", self.trace_all)])
+                translate("Controller", "This launch has {known:,} programs: recording all of them under the "
+                          "interpreter takes a long time, so only programs 0..{last} are traced (see the "
+                          "Programs field beside Trace).").format(known=known, last=TRACE_SUGGESTED_WINDOW - 1),
+                "info", topic="trace_window",
+                actions=[(translate("Controller", "Trace all {known:,}").format(known=known), self.trace_all)])
         else:
             self.view.clear_message("trace_window")
         return self._submit_trace(values, window, offer=window is None and known is None)
@@ -227,15 +257,18 @@ class Controller:
         self.view.clear_message("trace_window")
         return self._submit_trace(self.view.param_values(), None, offer=False) if self.can_submit() else None
 
-    def start_sweep(self, axes: dict[str, list[Any]]) -> int | None:
-        """Sweep ``axes`` (one or two parameters) with the panel's other values."""
+    def start_sweep(self, axes: dict[str, list[Any]], where: Sequence[str] = (), mode: str | None = None) -> int | None:
+        """Sweep ``axes`` with the panel's other values: one or two parameters as a grid; more, or
+        with ``where`` constraints (or ``mode="tune"``), as a tune sweep (ranked, exported)."""
         info = self.session.info()
         if info is None or not axes or not self.can_submit():
             return None
-        req = self.session.start_sweep(self.view.param_values(), axes, self.view.backend())
+        req = self.session.start_sweep(self.view.param_values(), axes, self.view.backend(), where=where, mode=mode)
         self.view.begin_sweep(info.metric)
+        self._tell("sweep_started", req, info)
         self.view.clear_message("sweep", "point")
-        return self._submit("sweep", req, f"sweep point 1/{self.session.sweep.total}: queued")
+        return self._submit("sweep", req, translate("Controller", "sweep point 1/{total}: queued").format(
+            total=self.session.sweep.total))
 
     def resume_sweep(self) -> int | None:
         """Run the points an interrupted sweep did not reach (``SweepRequest.skip``)."""
@@ -245,15 +278,17 @@ class Controller:
         self.view.clear_message("sweep")
         self.view.begin_sweep(None)
         s = self.session.sweep
-        return self._submit("sweep", req, f"sweep point {s.done + 1}/{s.total}: resuming", s.done / max(s.total, 1))
+        return self._submit("sweep", req, translate("Controller", "sweep point {n}/{total}: resuming").format(
+            n=s.done + 1, total=s.total), s.done / max(s.total, 1))
 
     def cancel(self) -> None:
         if self.worker.cancel():
-            self.view.set_stage("cancelling…", busy=True)
+            self.view.set_stage(translate("Controller", "cancelling…"), busy=True)
 
     def check_lesson(self, name: str, path: str, lang: str) -> int:
         """Run a lesson's check of the learner's file in the worker (it runs their kernel)."""
-        return self._submit("lesson_check", (name, path, lang), f"checking lesson {name}…", busy=True)
+        return self._submit("lesson_check", (name, path, lang),
+                            translate("Controller", "checking lesson {name}…").format(name=name), busy=True)
 
     def open_kernel_file(self, path: str) -> int | None:
         """Load (or reload) a user's kernel file in the worker."""
@@ -261,13 +296,13 @@ class Controller:
             return None
         self.view.clear_message("file")
         return self._submit("load_file", os.path.abspath(os.path.expanduser(path)),
-                            f"loading {os.path.basename(path)}…", busy=True)
+                            translate("Controller", "loading {file}…").format(file=os.path.basename(path)), busy=True)
 
     def load_values(self, kernel: str, values: dict[str, Any], backend: str | None = None) -> bool:
         """Put a past configuration back into the parameter panel."""
         if kernel not in self.session.infos:
-            self.view.show_message(f"The kernel {kernel} is not loaded (open its file first).", "warning",
-                                   topic="history")
+            self.view.show_message(translate("Controller", "The kernel {kernel} is not loaded (open its file first).")
+                                   .format(kernel=kernel), "warning", topic="history")
             return False
         if kernel != self.session.kernel:
             self.select_kernel(kernel, values)
@@ -286,24 +321,44 @@ class Controller:
     def offer_values(self, what: str, kernel: str, values: dict[str, Any], backend: str) -> None:
         """Say which configuration a clicked point is, with a button that loads it."""
         self.view.show_message(f"{what}: {kernel} — {format_values(values)} ({backend})", "info", topic="point",
-                               actions=[("Load these values", lambda: self.load_values(kernel, values, backend))])
+                               actions=[(translate("Controller", "Load these values"),
+                                         lambda: self.load_values(kernel, values, backend))])
+
+    def load_point(self, values: dict[str, Any]) -> bool:
+        """Put a clicked sweep or roofline point (every value of it) into the parameter panel;
+        launch options the kernel has no parameter for are left out, and the status line says so."""
+        info = self.session.info()
+        if info is None:
+            return False
+        known = {p.name for p in info.params}
+        vals = {k: v for k, v in values.items() if k in known}
+        if not self.load_values(info.name, vals):
+            return False
+        left = [k for k in values if k not in known]
+        self.view.show_status(translate("Controller", "loaded {values} into the parameters").format(
+            values=format_values(vals)) + (f" ({', '.join(left)}: " + translate(
+                "Controller", "no such parameter, not loaded") + ")" if left else ""), 10000)
+        return True
 
     def offer_sweep_point(self, values: dict[str, Any]) -> None:
         s = self.session.sweep
         if s is not None:
-            self.offer_values("Sweep point", s.request.kernel, {**s.request.base, **values}, s.request.backend)
+            self.offer_values(translate("Controller", "Sweep point"), s.request.kernel, {**s.request.base, **values},
+                              s.request.backend)
 
     def show_trace(self, tr: Trace) -> None:
         """Draw a recorded trace (the grid prepares it on a thread; ``on_trace_drawn`` follows)."""
         self.session.trace = tr
-        self.view.set_stage(f"drawing the trace ({tr.programs.size:,} programs)…", busy=True)
+        self.view.set_stage(translate("Controller", "drawing the trace ({n:,} programs)…").format(n=tr.programs.size),
+                            busy=True)
         self.view.draw_trace(tr)
 
     def show_error(self, err: ErrorInfo, topic: str) -> None:
         """An error in the banner and the status line; a validation error also marks its field."""
         text = f"{err.kind}: {err.message}"
         if err.kind == "cancelled":  # what the user asked for: say so quietly
-            self.view.show_status(f"{topic} cancelled", 5000)
+            self.view.show_status(translate("Controller", "{what} cancelled").format(
+                what=translate("Controller", topic)), 5000)
             return
         if err.kind == "validation" and err.field:
             self.view.mark_field(err.field, err.message)
@@ -313,6 +368,10 @@ class Controller:
 
     # ------------------------------------------------------------------------------------------
     # requests
+
+    def _tell(self, event: str, *args: Any) -> None:
+        for listener in self.listeners:
+            getattr(listener, event)(*args)
 
     def _submit(self, kind: str, payload: Any, stage: str, fraction: float = 0.0, busy: bool = False) -> int:
         gen = self.worker.submit(kind, payload)
@@ -326,7 +385,7 @@ class Controller:
         req = self.session.trace_request(values, window)
         self.view.clear_message("trace", "validation")
         self.view.clear_marks()
-        gen = self._submit("trace", req, "queued: trace")
+        gen = self._submit("trace", req, translate("Controller", "queued: trace"))
         self._offer_gen = gen if offer else None
         return gen
 
@@ -347,9 +406,11 @@ class Controller:
             self.trace()  # supersedes the running trace of every program
 
         self.view.show_message(
-            f"This trace records all {p.total:,} programs, which takes a while under the interpreter. "
-            f"Programs 0..{TRACE_SUGGESTED_WINDOW - 1} alone show the pattern in a fraction of the time.",
-            "info", topic="trace_window", actions=[(f"Trace programs {window} only", trace_window)])
+            translate("Controller", "This trace records all {total:,} programs, which takes a while under the interpreter. "
+                      "Programs 0..{last} alone show the pattern in a fraction of the time.").format(
+                total=p.total, last=TRACE_SUGGESTED_WINDOW - 1),
+            "info", topic="trace_window",
+            actions=[(translate("Controller", "Trace programs {window} only").format(window=window), trace_window)])
 
     # ------------------------------------------------------------------------------------------
     # the worker's events
@@ -373,38 +434,39 @@ class Controller:
                          if n and n in self.session.infos), infos[0].name if infos else None)
             if name:
                 self.select_kernel(name)
-            self.view.set_stage("ready")
+            self.view.set_stage(translate("Controller", "ready"))
         elif self.session.kernel and self.session.kernel not in self.session.infos:
-            self.view.set_stage("the worker restarted without your kernel file's kernels")
+            self.view.set_stage(translate("Controller", "the worker restarted without your kernel file's kernels"))
         self.view.update_actions()
 
     def on_state(self, state: str) -> None:
         self.view.show_worker_state(state)
         if state == "starting":
-            self.view.set_stage("starting worker…", busy=True)
+            self.view.set_stage(translate("Controller", "starting worker…"), busy=True)
         elif state == "restarting":
-            self.view.set_stage("restarting worker…", busy=True)
+            self.view.set_stage(translate("Controller", "restarting worker…"), busy=True)
         elif state == "crashed":
-            self.view.set_stage("the worker crashed — restarting it", busy=True)
+            self.view.set_stage(translate("Controller", "the worker crashed — restarting it"), busy=True)
             if not self.ready:
                 self.view.defer(self._check_start_failure)
         elif state in ("ready", "busy") and not self.busy_kinds():
-            self.view.set_stage("ready" if self.ready else "starting worker…", busy=not self.ready)
+            self.view.set_stage(translate("Controller", "ready") if self.ready else translate("Controller", "starting worker…"),
+                                busy=not self.ready)
         self.view.update_actions()
 
     def _check_start_failure(self) -> None:
         # the client gives up after three failed starts; say why instead of spinning forever
         if self.worker.state == "crashed" and not self.ready:
-            self.view.show_message("The worker process could not start, so nothing can run. "
-                                   "Its last output is under Details.", "error",
+            self.view.show_message(translate("Controller", "The worker process could not start, so nothing can run. "
+                                             "Its last output is under Details."), "error",
                                    details="\n".join(self.worker.stderr_tail(20)), topic="worker")
-            self.view.set_stage("worker not running")
+            self.view.set_stage(translate("Controller", "worker not running"))
 
     def on_log(self, _gen: int, level: str, text: str) -> None:
         if level == "error":
             self.view.show_message(text, "error", topic="worker")
         else:
-            self.view.show_status(f"worker {level}: {text}", 8000)
+            self.view.show_status(translate("Controller", "worker {level}: {text}").format(level=level, text=text), 8000)
 
     def on_progress(self, gen: int, p: Progress) -> None:
         kind = self.worker.kind_of(gen)
@@ -413,8 +475,8 @@ class Controller:
         s = self.session.sweep
         if kind == "sweep" and s is not None:
             # whole points of the whole sweep: the bar never runs backwards on a resume
-            self.view.set_stage(f"sweep point {min(s.done + 1, s.total)}/{s.total}: {p.stage}",
-                                s.done / max(s.total, 1))
+            self.view.set_stage(translate("Controller", "sweep point {n}/{total}: {stage}").format(
+                n=min(s.done + 1, s.total), total=s.total, stage=p.stage), s.done / max(s.total, 1))
             return
         if kind == "trace":
             self._offer_window(gen, p)
@@ -426,8 +488,10 @@ class Controller:
             return
         s.add(point)
         self.view.show_sweep_point(point, s.axes)
+        self._tell("sweep_point", point)
         self._store(point.result)
-        self.view.set_stage(f"sweep point {s.done}/{s.total} done", s.done / max(s.total, 1))
+        self.view.set_stage(translate("Controller", "sweep point {n}/{total} done").format(n=s.done, total=s.total),
+                            s.done / max(s.total, 1))
 
     def on_result(self, gen: int, kind: str, payload: Any) -> None:
         if not self._stale(gen, kind):
@@ -452,19 +516,22 @@ class Controller:
         elif kind == "sweep":
             self._sweep_interrupted(err)
         elif kind == "load_file":
-            self.view.show_message(f"Could not load the kernel file: {err.message}", "error",
+            text = (translate("Controller", "Loading was cancelled: {why}") if err.kind == "cancelled"
+                    else translate("Controller", "Could not load the kernel file: {why}"))
+            self.view.show_message(text.format(why=err.message), "warning" if err.kind == "cancelled" else "error",
                                    details=err.detail, topic="file")
         elif kind == "lesson_check":
             self.view.lesson_check_failed(err.message)
         elif err.kind == "cancelled":
-            self.view.show_status(f"{kind} cancelled", 5000)
+            self.view.show_status(translate("Controller", "{what} cancelled").format(
+                what=translate("Controller", kind)), 5000)
         else:
             self.show_error(err, topic=kind)
         self._after_request()
 
     def _after_request(self) -> None:
         if not self.busy_kinds() and not self.view.is_drawing():
-            self.view.set_stage("ready")
+            self.view.set_stage(translate("Controller", "ready"))
         self.view.update_actions()
 
     # ------------------------------------------------------------------------------------------
@@ -483,19 +550,21 @@ class Controller:
             return
         self.session.last_run = r
         self.view.show_run(r)
+        self._tell("run_shown", r)
         self._store(r)
         if r.error is not None:
             self.show_error(r.error, topic="run")
             return
         bits = [f"{r.kernel}: " + ("PASS" if r.check is None or r.check.passed else "FAIL")]
         if r.timing is not None:
-            bits.append(f"{r.timing.median_ms:.4g} ms" + (" (interpreter wall clock)" if r.timing.is_interpreter
-                                                          else ""))
+            bits.append(f"{r.timing.median_ms:.4g} ms" + (" " + translate("Controller", "(interpreter wall clock)")
+                                                          if r.timing.is_interpreter else ""))
         self.view.show_status(" · ".join(bits) + ("  —  " + "; ".join(r.notes) if r.notes else ""), 10000)
 
     def _show_trace_result(self, res: TraceResult) -> None:
         if res.error is not None or res.trace is None:
-            self.show_error(res.error or ErrorInfo("internal", "the trace came back empty"), topic="trace")
+            self.show_error(res.error or ErrorInfo("internal", translate("Controller", "the trace came back empty")),
+                            topic="trace")
             return
         if res.trace.kernel == self.session.kernel:
             self.show_trace(res.trace)
@@ -506,15 +575,18 @@ class Controller:
             return
         self.view.trace_shown(tr)
         if not self.busy_kinds():
-            self.view.set_stage("ready")
-        recorded = (f"{tr.programs.size:,} of {tr.n_programs:,} programs ({tr.window})" if tr.window
-                    else f"all {tr.n_programs:,} programs")
-        self.view.show_status(f"traced {recorded} in {tr.record_s:.2f} s", 8000)
+            self.view.set_stage(translate("Controller", "ready"))
+        recorded = (translate("Controller", "{n:,} of {total:,} programs ({window})").format(
+            n=tr.programs.size, total=tr.n_programs, window=tr.window) if tr.window
+            else translate("Controller", "all {total:,} programs").format(total=tr.n_programs))
+        self.view.show_status(translate("Controller", "traced {what} in {s:.2f} s").format(what=recorded, s=tr.record_s),
+                              8000)
 
     def on_trace_failed(self, message: str) -> None:
-        self.view.show_message(f"The trace came back but cannot be drawn: {message}", "error", topic="trace")
+        self.view.show_message(translate("Controller", "The trace came back but cannot be drawn: {why}").format(why=message),
+                               "error", topic="trace")
         if not self.busy_kinds():
-            self.view.set_stage("ready")
+            self.view.set_stage(translate("Controller", "ready"))
 
     def _sweep_done(self, res: SweepResult) -> None:
         s = self.session.sweep
@@ -524,16 +596,21 @@ class Controller:
             if p.values not in s.done_values():
                 s.add(p)
                 self.view.show_sweep_point(p, s.axes)
+                self._tell("sweep_point", p)
                 self._store(p.result)
+        self._tell("sweep_finished", res, list(s.points))
         if res.error is not None:
             self._sweep_interrupted(res.error)
             return
         s.finished = True
         best = self.view.best_sweep_point()
-        text = f"Sweep done: {s.done} points."
+        text = translate("Controller", "Sweep done: {n} points.").format(n=s.done)
         if best is not None:
             best_vals = {n: s.axes[n][best[k]] for k, n in enumerate(s.axes)}
-            text += f" Best: {format_values(best_vals)}."
+            text += " " + translate("Controller", "Best: {values}.").format(values=format_values(best_vals))
+        elif res.best is not None:  # more than two parameters: the engine's winner
+            text += " " + translate("Controller", "Best: {values}.").format(
+                values=format_values(res.points[res.best].values))
         self.view.show_status(text, 15000)
 
     def _sweep_interrupted(self, err: ErrorInfo) -> None:
@@ -543,12 +620,15 @@ class Controller:
         s.interrupted = err.message
         if s.can_resume:
             self.view.show_message(
-                f"The sweep stopped after {s.done} of {s.total} points ({err.kind}: {err.message}). "
-                f"The {s.done} finished points are kept; {s.total - s.done} remain.",
+                translate("Controller", "The sweep stopped after {done} of {total} points ({kind}: {why}). "
+                          "The {done} finished points are kept; {left} remain.").format(
+                    done=s.done, total=s.total, kind=err.kind, why=err.message, left=s.total - s.done),
                 "warning" if err.kind == "cancelled" else "error", details=err.detail, topic="sweep",
-                actions=[("Resume sweep", self.resume_sweep)])
+                actions=[(translate("Controller", "Resume sweep"), self.resume_sweep)])
         else:
-            self.view.show_message(f"Sweep: {err.kind}: {err.message}", "error", details=err.detail, topic="sweep")
+            self.view.show_message(translate("Controller", "Sweep: {kind}: {why}").format(kind=err.kind, why=err.message),
+                                   "error",
+                                   details=err.detail, topic="sweep")
         self.view.update_actions()
 
     def _file_loaded(self, payload: dict) -> None:
@@ -559,11 +639,13 @@ class Controller:
         self.view.set_file_changed(False)
         if not loaded:
             return
-        self.view.show_status(f"loaded {', '.join(i.name for i in loaded)} from {loaded[0].origin}", 10000)
+        self.view.show_status(translate("Controller", "loaded {names} from {file}").format(
+            names=", ".join(i.name for i in loaded), file=loaded[0].origin), 10000)
         script = payload.get("script")
         if script is not None:  # a plain script: say what its run gave, its prints as the details
             self.view.show_message(script_summary(script), "warning" if script.error else "info",
-                                   details=script.log or "(the script printed nothing)", topic="file")
+                                   details=script.log or translate("Controller", "(the script printed nothing)"),
+                                   topic="file")
         cur = self.session.kernel
         if cur in {i.name for i in loaded}:
             # reloaded: the source (and maybe the parameters) changed; keep the values typed
@@ -579,13 +661,17 @@ class Controller:
 def script_summary(script: Any) -> str:
     """One paragraph on a captured plain script: its launches, how it ended, what it printed."""
     n = len(script.launches)
-    parts = [f"Ran {os.path.basename(script.path)}: {n} launch{'es' if n != 1 else ''} captured "
-             f"({', '.join(f'#{r.index + 1} {r.kernel} grid {chr(215).join(map(str, r.grid))}' for r in script.launches)})."]
+    launches = ", ".join(translate("Controller", "#{i} {kernel} grid {grid}").format(
+        i=r.index + 1, kernel=r.kernel, grid=chr(215).join(map(str, r.grid))) for r in script.launches)
+    parts = [(translate("Controller", "Ran {file}: {n} launches captured ({launches}).") if n != 1
+              else translate("Controller", "Ran {file}: {n} launch captured ({launches}).")).format(
+        file=os.path.basename(script.path), n=n, launches=launches)]
     if script.stopped:
         parts.append(script.stopped[0].upper() + script.stopped[1:] + ".")
     if script.error:
-        parts.append(f"The script raised {script.error}; the launches before it are kept.")
+        parts.append(translate("Controller", "The script raised {error}; the launches before it are kept.").format(
+            error=script.error))
     parts.extend(script.notes)
     if script.log_lines:
-        parts.append(f"It printed {script.log_lines:,} line(s): see Details.")
+        parts.append(translate("Controller", "It printed {n:,} line(s): see Details.").format(n=script.log_lines))
     return " ".join(parts)

@@ -3,8 +3,14 @@
 ``History.open()`` opens (or creates) ``history.db`` in the data directory (see ``app.paths``).
 A file that is not SQLite or fails ``PRAGMA integrity_check`` is moved aside to
 ``history.db.corrupt-<timestamp>`` (with its ``-wal``/``-shm`` companions), a fresh history is
-started, and ``History.warning`` says so for the UI to show. If the directory cannot be written the
-history lives in memory for this session, with a warning.
+started, and ``History.warning`` says so for the UI to show.
+
+A lock is not damage: a database another process holds (another Tilescope, a backup tool) is
+waited for (``lock_wait_s``), and if it stays locked it is left untouched — its runs are read
+into memory as far as the lock allows, this session's runs are kept in memory, and the warning
+says so. The same for a file that can be read but not written (a read-only folder or mount). A
+healthy file is never moved. If the directory cannot be created the history lives in memory for
+this session, with a warning.
 
 Each ``add`` is one transaction (WAL journal): a crash or an exception leaves either the whole row
 or nothing. ``add_many`` stores a batch (a sweep) all-or-nothing.
@@ -38,6 +44,8 @@ __all__ = ["CSV_COLUMNS", "History", "record_from_result"]
 
 _SCHEMA_VERSION = 1
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+#: how long ``History.open`` waits for a database another process has locked
+LOCK_WAIT_S = 2.0
 
 _COLUMNS = (
     ("time", "REAL NOT NULL"),  # seconds since the epoch (UTC)
@@ -161,24 +169,48 @@ class History:
 
     # -- opening --------------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | os.PathLike[str] | None = None) -> History:
-        """Open (or create) the history; never raises for a damaged or unwritable file."""
-        p = Path(path) if path is not None else history_path()
-        warning = None
+    def open(cls, path: str | os.PathLike[str] | None = None, lock_wait_s: float = LOCK_WAIT_S) -> History:
+        """Open (or create) the history; never raises for a damaged, locked or unwritable file."""
+        p = Path(path) if path is not None else history_path(create_dir=False)
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
-            reason = _damage(p)
-            if reason is not None:
-                backup = _move_aside(p)
-                warning = (f"The run history {p} was damaged ({reason}). It was moved to {backup.name} "
-                           "and a new, empty history was started.")
-            conn = _connect(p)
-        except (OSError, sqlite3.Error) as e:
-            conn = _connect(":memory:")
-            msg = (f"The run history {p} cannot be opened ({type(e).__name__}: {e}); "
-                   "runs of this session are kept in memory only.")
-            return cls(conn, None, msg if warning is None else f"{warning} {msg}")
-        return cls(conn, p, warning)
+        except OSError as e:
+            return cls(_connect(":memory:"), None,
+                       f"The run history cannot be kept in {p.parent} ({e.strerror or e}); "
+                       "runs of this session are kept in memory only.")
+        deadline = time.monotonic() + max(0.0, lock_wait_s)
+        warning = None
+        while True:
+            try:
+                reason = _damage(p)
+                if reason is not None:
+                    backup = _move_aside(p)
+                    warning = (f"The run history {p} was damaged ({reason}). It was moved to {backup.name} "
+                               "and a new, empty history was started.")
+                return cls(_connect(p), p, warning)
+            except sqlite3.OperationalError as e:
+                if _is_lock(e) and time.monotonic() < deadline:
+                    time.sleep(0.1)  # another process is writing: it lets go in a moment
+                    continue
+                return cls._read_only(p, e, lock_wait_s, warning)
+            except (OSError, sqlite3.Error) as e:
+                return cls._read_only(p, e, lock_wait_s, warning)
+
+    @classmethod
+    def _read_only(cls, p: Path, e: Exception, waited: float, warning: str | None) -> History:
+        """The file is locked or cannot be written: leave it as it is, show the runs it holds
+        (read into memory) and keep this session's there too."""
+        conn, n = _memory_copy(p)
+        if isinstance(e, sqlite3.OperationalError) and _is_lock(e):
+            why = (f"is locked by another process (another Tilescope, or a backup tool?) and stayed locked "
+                   f"for {waited:g} s")
+        else:
+            why = f"cannot be opened for writing ({type(e).__name__}: {e})"
+        shown = (f"its {n} earlier run(s) are shown read-only" if n is not None
+                 else "its runs cannot be read now either")
+        msg = (f"The run history {p} {why}. It was left untouched: {shown}, and the runs of this session "
+               "are kept in memory only. Close the other program and restart Tilescope to keep them.")
+        return cls(conn, None, msg if warning is None else f"{warning} {msg}")
 
     @classmethod
     def in_memory(cls) -> History:
@@ -327,25 +359,64 @@ def _to_dict(row: sqlite3.Row) -> dict[str, Any]:
 
 def _connect(target: Path | str) -> sqlite3.Connection:
     # check_same_thread=False: the lock in History serializes use from the GUI and callback threads
-    conn = sqlite3.connect(str(target), timeout=5.0, check_same_thread=False)
+    conn = sqlite3.connect(str(target), timeout=1.0, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     try:
         if target != ":memory:":
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable up to the last checkpoint
-        cols = ", ".join(f"{name} {decl}" for name, decl in _COLUMNS)
-        with conn:
-            conn.execute(f"CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, {cols})")
-            conn.execute("CREATE INDEX IF NOT EXISTS runs_kernel ON runs (kernel, id)")
-            have = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
-            for name, decl in _COLUMNS:  # an older file: add what is missing
-                if name not in have:
-                    conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {decl}")
-            conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        _ensure_schema(conn)
     except BaseException:
         conn.close()
         raise
+    conn.execute("PRAGMA busy_timeout = 5000")  # later writes wait for another writer a while
     return conn
+
+
+def _ensure_schema(conn: sqlite3.Connection) -> None:
+    """The ``runs`` table and its index; columns an older file lacks are added."""
+    cols = ", ".join(f"{name} {decl}" for name, decl in _COLUMNS)
+    with conn:
+        conn.execute(f"CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, {cols})")
+        conn.execute("CREATE INDEX IF NOT EXISTS runs_kernel ON runs (kernel, id)")
+        have = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
+        for name, decl in _COLUMNS:  # an older file: add what is missing
+            if name not in have:
+                conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {decl}")
+        conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+
+
+def _is_lock(e: sqlite3.Error) -> bool:
+    """SQLITE_BUSY / SQLITE_LOCKED: another connection holds the file — not damage."""
+    code = getattr(e, "sqlite_errorcode", None)
+    return code in (5, 6) or "locked" in str(e).lower() or "busy" in str(e).lower()
+
+
+def _memory_copy(p: Path) -> tuple[sqlite3.Connection, int | None]:
+    """An in-memory history holding the runs of ``p`` read without writing or locking it (a
+    read-only open, else an ``immutable`` one, which reads past another process's lock what was
+    last checkpointed); (connection, runs read or None when none could be)."""
+    mem = _connect(":memory:")
+    if not p.exists():
+        return mem, None
+    for query in ("mode=ro", "immutable=1"):
+        try:
+            src = sqlite3.connect(f"{p.resolve().as_uri()}?{query}", uri=True, timeout=0.2)
+            try:
+                tables = {r[0] for r in src.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                if "runs" not in tables:
+                    return mem, 0
+                have = [r[1] for r in src.execute("PRAGMA table_info(runs)")]
+                cols = [c for c in ("id", *(name for name, _ in _COLUMNS)) if c in have]
+                rows = src.execute(f"SELECT {', '.join(cols)} FROM runs ORDER BY id").fetchall()
+            finally:
+                src.close()
+        except sqlite3.Error:
+            continue
+        with mem:
+            mem.executemany(f"INSERT INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", rows)
+        return mem, len(rows)
+    return mem, None
 
 
 def _damage(p: Path) -> str | None:
@@ -357,12 +428,17 @@ def _damage(p: Path) -> str | None:
     if head != _SQLITE_MAGIC:
         return "not an SQLite database"
     try:
-        conn = sqlite3.connect(f"file:{p}?mode=rw", uri=True, timeout=5.0)
+        # read-only: a check needs no write access (a read-only file is not damage either)
+        conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True, timeout=0.5)
         try:
             rows = conn.execute("PRAGMA integrity_check").fetchall()
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         finally:
             conn.close()
+    except sqlite3.OperationalError as e:
+        if _is_lock(e) or "unable to open" in str(e):
+            raise  # locked, or not readable here: History.open decides, never moving it
+        return f"SQLite: {e}"
     except sqlite3.DatabaseError as e:
         return f"SQLite: {e}"
     if not rows or rows[0][0] != "ok":

@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -66,8 +66,10 @@ from .window.file_watch import KernelFileWatcher
 from .window.history_reader import HistoryReader
 from .window.lessons import connect_lessons, make_lesson_view
 from .window.links import CheckTraceLink
-from .window.settings import ask_timeout, restore_window, save_window
+from .window.settings import ask_timeout, restore_window, save_now, save_window
 from .window.startup import AfterFirstFrame, freeze_startup_objects
+from .window.sweep_setup import TuneSweepDialog
+from .window.sweep_tabs import SweepTabs
 from .window.widgets import MessageBanner, StatusStrip
 
 __all__ = ["LIVE_DEBOUNCE_MS", "MainWindow"]
@@ -118,7 +120,7 @@ class MainWindow(QMainWindow):
         self.live_action.setChecked(bool(self.settings.live))
         self.live_action.blockSignals(False)
         self.update_actions()
-        startup = [w for w in (self.settings.warning, self.history.warning) if w]
+        startup = [w for w in (self.settings.warning, self.settings.save_problem(), self.history.warning) if w]
         if startup:
             self.banner.show_message("\n".join(startup), "warning", topic="startup")
 
@@ -141,16 +143,16 @@ class MainWindow(QMainWindow):
 
         self.plot_tabs = QTabWidget()
         self.plot_tabs.setObjectName("plot_tabs")
-        self.plot_tabs.addTab(self.throughput, "Throughput")
-        self._sweep_placeholder = QLabel("Run a sweep (Sweep…) to see throughput against the swept parameters.")
+        self.plot_tabs.addTab(self.throughput, self.tr("Throughput"))
+        self._sweep_placeholder = QLabel(self.tr("Run a sweep (Sweep…) to see throughput against the swept parameters."))
         self._sweep_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.plot_tabs.addTab(self._sweep_placeholder, "Sweep")
+        self.plot_tabs.addTab(self._sweep_placeholder, self.tr("Sweep"))
         self.plot_tabs.currentChanged.connect(lambda i: self.sweep_view if i == 1 else None)
 
         self.banner = MessageBanner()
-        self.grid_placeholder = QLabel(
+        self.grid_placeholder = QLabel(self.tr(
             "No trace yet.\n\nPress Trace (Ctrl+T) to run the kernel under the Triton interpreter and "
-            "record which program touches which element of which tensor.")
+            "record which program touches which element of which tensor."))
         self.grid_placeholder.setObjectName("grid_placeholder")
         self.grid_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.grid_placeholder.setWordWrap(True)
@@ -180,6 +182,7 @@ class MainWindow(QMainWindow):
         self.live_timer.setSingleShot(True)
         self.live_timer.setInterval(LIVE_DEBOUNCE_MS)
         self.check_link = CheckTraceLink(self.session, self.grid, self.correctness)
+        self.sweep_tabs = SweepTabs(self)  # the Heatmap, Ranking and Roofline tabs
 
     def _action(self, text: str, slot: Callable[..., Any], shortcut: Any = None, tip: str = "",
                 checkable: bool = False, name: str = "") -> QAction:
@@ -196,38 +199,38 @@ class MainWindow(QMainWindow):
         return a
 
     def _build_actions(self) -> None:
-        self.run_action = self._action("Run", self.run, "Ctrl+R", "Run the kernel: check it and time it",
+        self.run_action = self._action(self.tr("Run"), self.run, "Ctrl+R", self.tr("Run the kernel: check it and time it"),
                                        name="run")
-        self.live_action = self._action("Live", self.set_live, "Ctrl+L",
-                                        "Re-run automatically whenever a parameter changes", checkable=True,
+        self.live_action = self._action(self.tr("Live"), self.set_live, "Ctrl+L",
+                                        self.tr("Re-run automatically whenever a parameter changes"), checkable=True,
                                         name="live")
-        self.trace_action = self._action("Trace", self.trace, "Ctrl+T",
-                                         "Record which program touches which element (interpreter)",
+        self.trace_action = self._action(self.tr("Trace"), self.trace, "Ctrl+T",
+                                         self.tr("Record which program touches which element (interpreter)"),
                                          name="trace")
-        self.sweep_action = self._action("Sweep…", self.open_sweep_dialog, "Ctrl+Shift+S",
-                                         "Run every combination of one or two parameters", name="sweep")
-        self.cancel_action = self._action("Cancel", self.cancel, Qt.Key.Key_Escape,
-                                          "Stop the running request", name="cancel")
-        self.resume_action = self._action("Resume sweep", self.resume_sweep, None,
-                                          "Run the points an interrupted sweep did not reach",
+        self.sweep_action = self._action(self.tr("Sweep…"), self.open_sweep_dialog, "Ctrl+Shift+S",
+                                         self.tr("Run every combination of one or two parameters"), name="sweep")
+        self.cancel_action = self._action(self.tr("Cancel"), self.cancel, Qt.Key.Key_Escape,
+                                          self.tr("Stop the running request"), name="cancel")
+        self.resume_action = self._action(self.tr("Resume sweep"), self.resume_sweep, None,
+                                          self.tr("Run the points an interrupted sweep did not reach"),
                                           name="resume_sweep")
-        self.open_action = self._action("Open kernel file…", self._choose_kernel_file, QKeySequence.StandardKey.Open,
-                                        "Load a Python file that registers Triton kernels", name="open_file")
-        self.export_plot_action = self._action("Export plot…", self._export_plot, None,
-                                               "Save the throughput or sweep plot as PNG / SVG",
+        self.open_action = self._action(self.tr("Open kernel file…"), self._choose_kernel_file, QKeySequence.StandardKey.Open,
+                                        self.tr("Load a Python file that registers Triton kernels"), name="open_file")
+        self.export_plot_action = self._action(self.tr("Export plot…"), self._export_plot, None,
+                                               self.tr("Save the throughput or sweep plot as PNG / SVG"),
                                                name="export_plot")
-        self.export_grid_action = self._action("Export grid view…", self._export_grid, None,
-                                               "Save the program grid and tile maps as PNG / SVG",
+        self.export_grid_action = self._action(self.tr("Export grid view…"), self._export_grid, None,
+                                               self.tr("Save the program grid and tile maps as PNG / SVG"),
                                                name="export_grid")
-        self.export_history_action = self._action("Export history…",
+        self.export_history_action = self._action(self.tr("Export history…"),
                                                   lambda: ask_history_export(self, self.export_history), None,
-                                                  "Save every run as CSV or JSON", name="export_history")
-        self.timeout_action = self._action("Run timeout…", self._choose_timeout, None,
-                                           "How long a run may take before the worker is restarted",
+                                                  self.tr("Save every run as CSV or JSON"), name="export_history")
+        self.timeout_action = self._action(self.tr("Run timeout…"), self._choose_timeout, None,
+                                           self.tr("How long a run may take before the worker is restarted"),
                                            name="timeout")
-        self.reset_layout_action = self._action("Reset layout", self.reset_layout, None,
-                                                "Put every panel back where it started", name="reset_layout")
-        self.quit_action = self._action("Quit", self.close, QKeySequence.StandardKey.Quit, "Close Tilescope",
+        self.reset_layout_action = self._action(self.tr("Reset layout"), self.reset_layout, None,
+                                                self.tr("Put every panel back where it started"), name="reset_layout")
+        self.quit_action = self._action(self.tr("Quit"), self.close, QKeySequence.StandardKey.Quit, self.tr("Close Tilescope"),
                                         name="quit")
 
         sp = QStyle.StandardPixmap
@@ -236,23 +239,23 @@ class MainWindow(QMainWindow):
                        (self.cancel_action, sp.SP_MediaStop), (self.resume_action, sp.SP_MediaSeekForward)):
             a.setIcon(self.style().standardIcon(pix))
         self.open_action.setIcon(theme.icon("open"))
-        tb = self.addToolBar("Actions")
+        tb = self.addToolBar(self.tr("Actions"))
         tb.setObjectName("toolbar_actions")
         tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         for a in (self.run_action, self.live_action, self.trace_action):
             tb.addAction(a)
         # which programs Trace records: empty = all; "A:B" linear ids; "x0:x1,y0:y1" a box
-        self.window_label = QLabel(" Programs: ")
+        self.window_label = QLabel(" " + self.tr("Programs:") + " ")
         self.window_edit = QLineEdit()
         self.window_edit.setObjectName("trace_window")
-        self.window_edit.setPlaceholderText("all")
+        self.window_edit.setPlaceholderText(self.tr("all"))
         self.window_edit.setClearButtonEnabled(True)
         self.window_edit.setMaximumWidth(130)
-        self.window_edit.setToolTip(
+        self.window_edit.setToolTip(self.tr(
             "Which programs Trace records (empty: all of them).\n"
             "A:B — program ids A to B−1 (e.g. 0:256)\n"
             "x0:x1,y0:y1 — a box of a 2-D grid (e.g. 0:8,0:4)\n"
-            "The other programs do not run under the tracer; their elements show as not recorded.")
+            "The other programs do not run under the tracer; their elements show as not recorded."))
         self.window_edit.textChanged.connect(self._on_window_text)
         self.window_edit.returnPressed.connect(lambda: self.trace_action.isEnabled() and self.trace())
         self.window_label.setBuddy(self.window_edit)
@@ -263,15 +266,15 @@ class MainWindow(QMainWindow):
         self.toolbar = tb
 
         mb = self.menuBar()
-        m = mb.addMenu("&File")
+        m = mb.addMenu(self.tr("&File"))
         for a in (self.open_action, None, self.export_plot_action, self.export_grid_action,
                   self.export_history_action, None, self.quit_action):
             m.addSeparator() if a is None else m.addAction(a)
-        m = mb.addMenu("&Run")
+        m = mb.addMenu(self.tr("&Run"))
         for a in (self.run_action, self.live_action, self.trace_action, self.sweep_action, self.resume_action,
                   None, self.cancel_action, None, self.timeout_action):
             m.addSeparator() if a is None else m.addAction(a)
-        self.view_menu = mb.addMenu("&View")
+        self.view_menu = mb.addMenu(self.tr("&View"))
 
     def _connect(self) -> None:
         c, wk = self.controller, self.worker
@@ -300,7 +303,7 @@ class MainWindow(QMainWindow):
         self.live_timer.timeout.connect(self._live_run)
         self.history_reader.rowsRead.connect(self.history_view.set_rows)
         self.history_reader.failed.connect(
-            lambda why: self.statusBar().showMessage(f"could not read the run history: {why}", 10000))
+            lambda why: self.statusBar().showMessage(self.tr("could not read the run history: {why}").format(why=why), 10000))
 
     @property
     def sweep_view(self) -> SweepView:
@@ -315,7 +318,7 @@ class MainWindow(QMainWindow):
             current = self.plot_tabs.currentIndex()
             self.plot_tabs.blockSignals(True)
             self.plot_tabs.removeTab(1)
-            self.plot_tabs.insertTab(1, view, "Sweep")
+            self.plot_tabs.insertTab(1, view, self.tr("Sweep"))
             self.plot_tabs.setCurrentIndex(current)
             self.plot_tabs.blockSignals(False)
             self._sweep_placeholder.deleteLater()
@@ -339,7 +342,7 @@ class MainWindow(QMainWindow):
     def start_worker(self) -> None:
         if self.controller.closing or self.worker.started:
             return
-        self.set_stage("starting worker…", busy=True)
+        self.set_stage(self.tr("starting worker…"), busy=True)
         self.worker.start()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
@@ -405,9 +408,10 @@ class MainWindow(QMainWindow):
         info = self.session.info()
         if info is None or not self.controller.can_submit():
             return None
-        dlg = SweepDialog(info, self.panel.values(), self)
+        dlg = TuneSweepDialog(info, self.panel.values(), self,
+                              interpreter=self.panel.backend() == "interpreter" or not self.session.gpu_available)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dlg.accepted.connect(lambda: self.start_sweep(dlg.axes()))
+        dlg.accepted.connect(lambda: self.controller.start_sweep(dlg.axes(), dlg.where(), dlg.mode()))
         self.sweep_dialog = dlg
         dlg.destroyed.connect(lambda *_: setattr(self, "sweep_dialog", None))
         dlg.open()
@@ -453,7 +457,8 @@ class MainWindow(QMainWindow):
     # files, exports, settings
 
     def _choose_kernel_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open kernel file", "", "Python files (*.py);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open kernel file"), "",
+                                              self.tr("Python files (*.py);;All files (*)"))
         if path:
             self.open_kernel_file(path)
 
@@ -463,14 +468,14 @@ class MainWindow(QMainWindow):
     def _export_plot(self) -> None:
         view = self.plot_tabs.currentWidget()
         name = "sweep" if view is self.sweep_view else "throughput"
-        export_image(self, "Export plot", f"{name}.png", view.export, "plot", self._report_export)
+        export_image(self, self.tr("Export plot"), f"{name}.png", view.export, self.tr("plot"), self._report_export)
 
     def _export_grid(self) -> None:
         if self.session.trace is None:
-            self.banner.show_message("Nothing to export: trace the kernel first.", "info", topic="export")
+            self.banner.show_message(self.tr("Nothing to export: trace the kernel first."), "info", topic="export")
             return
-        export_image(self, "Export grid view", "grid.png",
-                     lambda path: theme.export_plot(self.grid.graphics_view().scene(), path), "grid",
+        export_image(self, self.tr("Export grid view"), "grid.png",
+                     lambda path: theme.export_plot(self.grid.graphics_view().scene(), path), self.tr("grid view"),
                      self._report_export)
 
     def export_history(self, path: str, fmt: str) -> int:
@@ -478,9 +483,10 @@ class MainWindow(QMainWindow):
         try:
             n = export_history(self.history, path, fmt)
         except OSError as e:
-            self.banner.show_message(f"Could not export the history: {e}", "error", topic="export")
+            self.banner.show_message(self.tr("Could not export the history: {error}").format(error=e), "error",
+                                     topic="export")
             return 0
-        self.statusBar().showMessage(f"exported {n} runs to {path}", 8000)
+        self.statusBar().showMessage(self.tr("exported {n} runs to {path}").format(n=n, path=path), 8000)
         return n
 
     def _compare_runs(self, a: int, b: int) -> None:
@@ -494,6 +500,7 @@ class MainWindow(QMainWindow):
         seconds = ask_timeout(self, self.settings.timeout_s)
         if seconds is not None:
             self.settings.timeout_s = seconds
+            save_now(self.settings, self.banner)  # now: a failure is said while the window is up
             self.worker.set_timeout(seconds)
 
     # ------------------------------------------------------------------------------------------
@@ -509,7 +516,7 @@ class MainWindow(QMainWindow):
         results = self.throughput.results()
         if 0 <= index < len(results):
             r = results[index]
-            self.controller.offer_values(f"Run {index + 1}", r.kernel, r.values, r.backend)
+            self.controller.offer_values(self.tr("Run {n}").format(n=index + 1), r.kernel, r.values, r.backend)
 
     def _update_trace_caption(self) -> None:
         tr = self.session.trace
@@ -525,7 +532,7 @@ class MainWindow(QMainWindow):
 
     def _update_backend_label(self) -> None:
         b = self.panel.backend()
-        self.backend_label.setText("backend: GPU" if b == "gpu" else "backend: interpreter (CPU)")
+        self.backend_label.setText(self.tr("backend: GPU") if b == "gpu" else self.tr("backend: interpreter (CPU)"))
 
     # ------------------------------------------------------------------------------------------
     # WindowView: what the controller reads and shows (see app.controller)
@@ -568,7 +575,7 @@ class MainWindow(QMainWindow):
         self.sweep_view.set_metric(info.metric)
         self.correctness.set_check(None)
         self.correctness.set_programs_for_elements(None)
-        self.compile_view.set_facts(None, "No run yet.")
+        self.compile_view.set_facts(None, self.tr("No run yet."))
         self.grid_stack.setCurrentWidget(self.grid_placeholder)
         self.trace_caption.hide()
         self.window_edit.clear()  # another kernel has another grid
@@ -598,12 +605,13 @@ class MainWindow(QMainWindow):
 
     def show_worker(self, session: Session) -> None:
         self.panel.set_gpu_available(session.gpu_available, session.gpu_reason)
-        self.device_label.setText(f"device: {session.device_name}")
+        self.device_label.setText(self.tr("device: {name}").format(name=session.device_name))
         self.triton_label.setText(f"Triton {session.triton_version or '?'}")
         self._update_backend_label()
 
     def show_worker_state(self, state: str) -> None:
-        self.state_label.setText(f"worker: {state}")
+        self.state_label.setText(QCoreApplication.translate("StatusStrip", "worker: {state}").format(
+            state=QCoreApplication.translate("StatusStrip", state)))
 
     def show_message(self, text: str, level: str = "error", *, details: str = "", topic: str = "",
                      actions: Actions = ()) -> None:
@@ -628,7 +636,8 @@ class MainWindow(QMainWindow):
             self.compile_view.set_facts(None)
         else:
             self.compile_view.set_facts(r.compile, None if r.compile is not None else
-                                        f"No compile facts: {r.error.message if r.error else 'none reported'}")
+                                        self.tr("No compile facts: {why}").format(
+                                            why=r.error.message if r.error else self.tr("none reported")))
         self.check_link.update()
 
     def draw_trace(self, tr: Trace) -> None:
@@ -653,7 +662,8 @@ class MainWindow(QMainWindow):
         self.plot_tabs.setCurrentWidget(self.sweep_view)
 
     def show_sweep_point(self, point: SweepPoint, axes: dict[str, list[Any]]) -> None:
-        self.sweep_view.add_point(point, axes)
+        if len(axes) <= 2:  # more: the Heatmap and Ranking tabs only (app.window.sweep_tabs)
+            self.sweep_view.add_point(point, axes)
 
     def best_sweep_point(self) -> tuple[int, ...] | None:
         return self.sweep_view.best_index()
@@ -672,9 +682,10 @@ class MainWindow(QMainWindow):
         self.run_action.setEnabled(a.run)
         self.sweep_action.setEnabled(a.sweep)
         self.trace_action.setEnabled(a.trace)
-        self.trace_action.setToolTip("Record which program touches which element (interpreter) (Ctrl+T)"
-                                     + (" — the Programs field is not a window of programs" if a.window_bad else ""))
-        self.run_action.setToolTip("Run the kernel: check it and time it (Ctrl+R)"
+        self.trace_action.setToolTip(self.tr("Record which program touches which element (interpreter)") + " (Ctrl+T)"
+                                     + (" — " + self.tr("the Programs field is not a window of programs")
+                                        if a.window_bad else ""))
+        self.run_action.setToolTip(self.tr("Run the kernel: check it and time it") + " (Ctrl+R)"
                                    + (f" — {a.run_blocked}" if a.run_blocked else ""))
         self.cancel_action.setEnabled(a.cancel)
         self.resume_action.setEnabled(a.resume)

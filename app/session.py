@@ -12,6 +12,7 @@ import dataclasses
 import itertools
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,8 @@ from kernels.data.grid import grid_of, n_programs
 from kernels.data.params import Param, ValidationError, parse_value, validate
 from kernels.data.results import KernelInfo, RunRequest, RunResult, SweepPoint, SweepRequest
 from kernels.data.trace import NO_PROGRAM, SEVERAL, Trace, TraceRequest
+from kernels.tune.space import build_space
+from views.i18n import translate
 
 __all__ = [
     "Session",
@@ -60,6 +63,7 @@ class SweepState:
     points: list[SweepPoint] = field(default_factory=list)
     finished: bool = False
     interrupted: str | None = None  # why it stopped early (worker died, cancelled), else None
+    n_points: int | None = None  # the points ``where`` keeps (None: every combination of the axes)
 
     @property
     def axes(self) -> dict[str, list[Any]]:
@@ -67,6 +71,8 @@ class SweepState:
 
     @property
     def total(self) -> int:
+        if self.n_points is not None:
+            return self.n_points
         return math.prod(len(v) for v in self.request.axes.values())
 
     @property
@@ -121,7 +127,7 @@ class Session:
 
     @property
     def device_name(self) -> str:
-        return str(self.backends.get("device_name") or "CPU (Triton interpreter)")
+        return str(self.backends.get("device_name") or translate("Session", "CPU (Triton interpreter)"))
 
     @property
     def triton_version(self) -> str:
@@ -176,15 +182,25 @@ class Session:
         info = self._require()
         return TraceRequest(kernel=info.name, values=dict(values), window=window, user_file=self.user_file())
 
-    def start_sweep(self, base: dict[str, Any], axes: dict[str, list[Any]], backend: str) -> SweepRequest:
-        """A new sweep over ``axes`` (1–2 parameters) with the other values from ``base``."""
+    def start_sweep(self, base: dict[str, Any], axes: dict[str, list[Any]], backend: str,
+                    where: Sequence[str] = (), mode: str | None = None) -> SweepRequest:
+        """A new sweep over ``axes`` with the other values from ``base``: one or two parameters as
+        a grid; more, or with ``where`` constraints (or ``mode="tune"``), as a tune sweep."""
         info = self._require()
-        if not 1 <= len(axes) <= 2:
-            raise ValueError(f"a sweep takes one or two parameters, got {len(axes)}")
+        mode = mode or ("tune" if len(axes) > 2 or where else "grid")
+        if not axes or (mode == "grid" and len(axes) > 2):
+            raise ValueError(f"a grid sweep takes one or two parameters, got {len(axes)}")
         fixed = {k: v for k, v in base.items() if k not in axes}
         req = SweepRequest(kernel=info.name, base=fixed, axes={k: list(v) for k, v in axes.items()},
-                           backend=backend, user_file=self.user_file())  # type: ignore[arg-type]
-        self.sweep = SweepState(req)
+                           backend=backend, user_file=self.user_file(), mode=mode,  # type: ignore[arg-type]
+                           where=list(where))
+        n_points = None
+        if where:  # the points the constraints keep (a bad one: the worker says why)
+            try:
+                n_points = len(build_space(info.params, fixed, req.axes, (), where).points)
+            except ValidationError:
+                pass
+        self.sweep = SweepState(req, n_points=n_points)
         return req
 
     def resume_sweep(self) -> SweepRequest | None:
@@ -223,13 +239,14 @@ def trace_caption(trace: Trace, info: KernelInfo | None, values: dict[str, Any])
     launch = {p.name for p in info.params if p.kind == "launch"} if info is not None else set()
     traced = {k: v for k, v in trace.values.items() if k not in launch}
     n = trace.programs.size
-    text = (f"Trace of {trace.kernel} ({format_values(traced)}): grid {'×'.join(map(str, trace.grid))}, "
-            f"{n} program{'s' if n != 1 else ''} recorded")
+    text = (translate("Session", "Trace of {kernel} ({values}): grid {grid}, {n} programs recorded") if n != 1
+            else translate("Session", "Trace of {kernel} ({values}): grid {grid}, {n} program recorded")).format(
+        kernel=trace.kernel, values=format_values(traced), grid="×".join(map(str, trace.grid)), n=n)
     if trace.window:
         text += f" ({trace.window})"
     stale = any(k in values and values[k] != v for k, v in traced.items())
     if stale:
-        text += " — the parameters changed since: Trace again to update"
+        text += " — " + translate("Session", "the parameters changed since: Trace again to update")
     return text, stale
 
 
@@ -238,13 +255,13 @@ def writer_text(trace: Trace, tensor: int, flat: int) -> str | None:
     maps = trace.maps[tensor]
     w = int(np.asarray(maps.writer).reshape(-1)[flat])
     if w == NO_PROGRAM:
-        return "no program (never written)"
+        return translate("Session", "no program (never written)")
     if w == SEVERAL:
-        return "several programs"
+        return translate("Session", "several programs")
     x, y, z = trace.pid_xyz(w)
     where = f"x={x}" + (f", y={y}" if trace.grid[1] > 1 or trace.grid[2] > 1 else "") + (
         f", z={z}" if trace.grid[2] > 1 else "")
-    return f"program {w} ({where})"
+    return translate("Session", "program {w} ({where})").format(w=w, where=where)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -327,7 +344,7 @@ def parse_axis_values(p: Param, text: str) -> list[Any]:
     first bad one. Duplicates are dropped, the order kept."""
     parts = [t for t in re.split(r"[,\s;]+", text.strip()) if t]
     if not parts:
-        raise ValidationError(f"{p.name}: give at least one value", p.name)
+        raise ValidationError(translate("Session", "{name}: give at least one value").format(name=p.name), p.name)
     out: list[Any] = []
     for t in parts:
         v = parse_value(p, t)

@@ -1,10 +1,13 @@
 """User settings: a small JSON file in the config directory (see ``app.paths``).
 
-``Settings.load()`` never fails: a missing file gives the defaults; a file that is not JSON (or
-not a JSON object) is copied aside to ``settings.json.corrupt-<timestamp>`` and the defaults are
-used; a field of the wrong type falls back to its default. In both damaged cases ``.warning``
-holds a sentence for the UI. ``save()`` writes a temporary file and ``os.replace``s it over the
-old one, so a crash mid-write leaves the previous settings intact.
+``Settings.load()`` never fails: a missing file (or a config folder that does not exist and
+cannot be created) gives the defaults; a file that is not JSON (or not a JSON object) is copied
+aside to ``settings.json.corrupt-<timestamp>`` and the defaults are used; a field of the wrong
+type falls back to its default. In both damaged cases ``.warning`` holds a sentence for the UI.
+``save()`` writes a temporary file and ``os.replace``s it over the old one, so a crash mid-write
+leaves the previous settings intact; it raises OSError when it cannot write, and
+``save_problem()`` asks beforehand (a read-only or uncreatable config folder), so the window can
+say at start-up that this session's settings will not be kept.
 
 Window geometry and state are stored as base64 text (what ``QByteArray.toBase64()`` gives); the
 ``*_bytes`` helpers convert for callers holding raw bytes. Keys this version does not know are
@@ -56,11 +59,11 @@ class Settings:
     # -- file -----------------------------------------------------------------------------------
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None = None) -> Settings:
-        p = Path(path) if path is not None else settings_path()
+        p = Path(path) if path is not None else settings_path(create_dir=False)
         s = cls(path=p)
         try:
             text = p.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # none yet (its folder may not even be creatable)
             return s
         except (OSError, UnicodeDecodeError) as e:
             s.warning = _aside(p, f"cannot be read ({type(e).__name__}: {e})")
@@ -81,7 +84,7 @@ class Settings:
 
     def save(self, path: str | os.PathLike[str] | None = None) -> Path:
         """Write atomically (temp file + ``os.replace``); returns the path written."""
-        p = Path(path) if path is not None else (self.path or settings_path())
+        p = Path(path) if path is not None else (self.path or settings_path(create_dir=False))
         p.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n"
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
@@ -97,6 +100,22 @@ class Settings:
             raise
         self.path = p
         return p
+
+    def save_problem(self) -> str | None:
+        """Why ``save()`` would fail here (the config folder cannot be created or written), as a
+        sentence for the user; None when it can save. Writes and removes a probe file."""
+        p = self.path or settings_path(create_dir=False)
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".probe", dir=p.parent)
+            os.close(fd)
+            os.unlink(tmp)
+            if p.exists() and not os.access(p, os.W_OK):
+                raise PermissionError(13, "Permission denied", str(p))
+        except OSError as e:
+            return (f"Settings cannot be saved in {p.parent} ({e.strerror or e}): the window layout, "
+                    "timeout and values of this session will not be kept.")
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         d = dict(self._extra)

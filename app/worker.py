@@ -20,7 +20,12 @@ What keeps the pipe and the process healthy:
   fresh one;
 - stdin closing (the parent exited or died) cancels the running request and exits; a watchdog
   ends the process if the request does not stop within ``EXIT_GRACE_S``. SIGINT is ignored: a
-  Ctrl+C in the terminal is the parent's to handle.
+  Ctrl+C in the terminal is the parent's to handle;
+- user code that forks (a kernel file calling ``os.fork()`` at import): the child returns into
+  the request like the parent would, and would answer a second time and go on serving; it ends
+  at once instead (``_handle`` checks the process id), and children a load left running are
+  stopped, with a note in the answer. Whatever is left is ended with the worker's process group
+  (``app.worker_process``).
 """
 
 from __future__ import annotations
@@ -86,6 +91,7 @@ class Server:
         self._parent_gone = threading.Event()
         self._restart_after = False
         self._engine: Any = None
+        self._pid = os.getpid()
 
     # -- output ---------------------------------------------------------------------------------
     def send(self, reply: Reply) -> bool:
@@ -209,15 +215,23 @@ class Server:
         try:
             result = handler(self, req, progress, cancel_ev.is_set)
         except BaseException as e:  # noqa: BLE001 — SystemExit from a user file included
+            self._end_if_forked()
             if isinstance(e, KeyboardInterrupt):
                 raise
             self.send(Reply(req.id, req.generation, "error", _error_info(req.kind, e)))
             if poisons_cuda(f"{type(e).__name__}: {e}"):
                 self._restart_after = True
             return
+        self._end_if_forked()
         if _result_poisons_cuda(result):
             self._restart_after = True
         self.send(Reply(req.id, req.generation, "result", result))
+
+    def _end_if_forked(self) -> None:
+        """In a child that user code forked (it came back here as the worker would): end now,
+        before it answers in the worker's name or reads the worker's requests."""
+        if os.getpid() != self._pid:
+            os._exit(0)
 
     # -- the engine, imported on first use (hello) ----------------------------------------------
     @property
@@ -361,10 +375,97 @@ def _load_file(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
     from kernels import userfile
     from kernels.script import SCRIPTS
 
-    specs = userfile.load(req.payload)  # KernelSpecs hold jit functions: send their infos
+    srv.engine.load_catalog()  # first: a file taking a catalog kernel's name is refused
+    with _Strays() as notes:
+        specs = userfile.load(req.payload)  # KernelSpecs hold jit functions: send their infos
     script = SCRIPTS.get(specs[0].origin) if specs else None  # a plain script: what its capture saw
     return {"loaded": [s.info() for s in specs], "infos": srv.engine.infos(),
-            "script": script[0] if script is not None else None}
+            "script": script[0] if script is not None else None, "notes": notes}
+
+
+def _open_script(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
+    """``tilescope open``: capture a plain script (payload: path, backend, budget_s, reproducer
+    folder or None); the capture and the reproducer files written."""
+    from kernels.script import live_launch, open_script
+    from kernels.script.reproducer import export_reproducer
+
+    o = req.payload
+    srv.engine.load_catalog()
+    with _Strays() as notes:
+        cap, specs = open_script(o["path"], o.get("backend", "auto"), budget_s=float(o.get("budget_s", 30.0)))
+    cap.notes.extend(notes)
+    written = []
+    if o.get("reproducer"):
+        for rec, spec in zip(cap.launches, specs, strict=True):
+            name = f"{rec.spec_name.replace('.', '_').replace('#', '_')}_repro"
+            written.append(export_reproducer(live_launch(cap.path, rec.index), o["reproducer"], name,
+                                             spec.tolerance(spec.defaults())))
+    return {"capture": cap, "written": written}
+
+
+def _compile(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
+    """``tilescope compile --file``: compile facts for a target (payload: kernel, user_file,
+    values, target, keep_asm); (facts, notes)."""
+    from kernels.compile_target import compile_for_target
+
+    o = req.payload
+    spec = srv.engine.get_spec(o["kernel"], o.get("user_file"))
+    return compile_for_target(spec, o["values"], o["target"], keep_asm=o["keep_asm"])
+
+
+def _plan_sweep(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
+    """A tune sweep's plan for the command line (its ``spec`` holds jit functions: left out)."""
+    from kernels.engine.sweep import plan_sweep
+
+    return dataclasses.replace(plan_sweep(req.payload), spec=None)
+
+
+def _gpu_trace(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
+    from kernels.gpu_trace import gpu_trace
+
+    trace_req, timeline_only = req.payload
+    return gpu_trace(trace_req, timeline_only=timeline_only)
+
+
+def _bench(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
+    o = req.payload
+    return srv.engine.bench_all(o.get("backend", "auto"), progress=progress, names=o.get("names"),
+                                autotune=bool(o.get("autotune", True)))
+
+
+class _Strays:
+    """``with _Strays() as notes``: child processes started inside the block and still there
+    after it (a kernel file that forked at import) are stopped, and ``notes`` says so."""
+
+    def __enter__(self) -> list[str]:
+        self.notes: list[str] = []
+        self.before = _children()
+        return self.notes
+
+    def __exit__(self, *exc: object) -> None:
+        new = sorted(_children() - self.before)
+        if not new:
+            return
+        import psutil
+
+        for pid in new:
+            try:
+                p = psutil.Process(pid)
+                p.kill()
+                p.wait(timeout=2.0)
+            except (psutil.Error, OSError):
+                pass
+        self.notes.append(f"the file started {len(new)} process(es) as it was loaded (os.fork?); "
+                          "they were stopped")
+
+
+def _children() -> set[int]:
+    try:
+        import psutil
+
+        return {p.pid for p in psutil.Process().children()}
+    except Exception:  # noqa: BLE001 — without psutil nothing is stopped here (the process group still is)
+        return set()
 
 
 def _lesson_check(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
@@ -382,6 +483,11 @@ _HANDLERS: dict[str, Callable[[Server, Request, Any, Any], Any]] = {
     "trace": _trace,
     "load_file": _load_file,
     "lesson_check": _lesson_check,
+    "open_script": _open_script,
+    "bench": _bench,
+    "compile": _compile,
+    "gpu_trace": _gpu_trace,
+    "plan_sweep": _plan_sweep,
 }
 
 

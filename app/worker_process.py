@@ -9,6 +9,11 @@ stdin, stdout and stderr and three daemon threads:
 - a writer: request frames from ``send``'s queue, so a caller never blocks on a full pipe;
 - a stderr drain: keeps the last 200 lines (``stderr_tail``) and passes each to ``on_stderr``.
 
+The worker leads a process group of its own (a new session): whatever it starts — the recording
+processes of a trace, a child a user's kernel file forks at import — is in that group, and the
+group is ended with the worker (``kill``, ``stop``, and once the worker has exited), so nothing a
+kernel file forked outlives the window or the command.
+
 What a request is, when it times out and what a crash means are ``app.client``'s business; this
 module only moves bytes and tells how a process ended (``describe_exit``).
 """
@@ -31,6 +36,8 @@ from .protocol import PayloadError, ProtocolError, Reply, Request, encode, read_
 __all__ = ["WorkerProcess", "describe_exit", "last_lines", "worker_command", "worker_processes"]
 
 _ROOT = str(Path(__file__).resolve().parents[1])
+#: the worker gets a process group of its own (POSIX)
+_GROUPS = hasattr(os, "killpg") and os.name == "posix"
 
 
 def worker_command(python: str, nice: int = 0) -> list[str]:
@@ -76,7 +83,7 @@ class WorkerProcess:
         env["PYTHONPATH"] = os.pathsep.join(x for x in (_ROOT, env.get("PYTHONPATH", "")) if x)
         env["PYTHONUNBUFFERED"] = "1"
         popen = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 env=env, cwd=cwd, close_fds=True)
+                                 env=env, cwd=cwd, close_fds=True, start_new_session=_GROUPS)
         proc = cls(popen, **callbacks)
         for target, name in ((proc._read_loop, "reader"), (proc._write_loop, "writer"),
                              (proc._stderr_loop, "stderr")):
@@ -91,9 +98,21 @@ class WorkerProcess:
         self.outbox.put(frame)
 
     def kill(self) -> None:
+        """SIGKILL the worker and everything in its process group."""
+        self.kill_group()
         try:
             self.popen.kill()
         except OSError:
+            pass
+
+    def kill_group(self) -> None:
+        """SIGKILL the worker's process group: the worker, if alive, and whatever it forked (a
+        child keeps the group after its parent died). Nothing when the group is empty."""
+        if not _GROUPS:
+            return
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError, OSError):
             pass
 
     def retire(self) -> None:
@@ -119,6 +138,7 @@ class WorkerProcess:
             except subprocess.TimeoutExpired:
                 self.kill()
                 self.popen.wait()
+        self.kill_group()  # what the worker forked and left running
         # close our ends once their threads are done (closing under a blocked read could hang; a
         # grandchild that inherited stderr may keep it open a little longer)
         for name, stream in (("reader", self.popen.stdout), ("stderr", self.popen.stderr)):
@@ -191,6 +211,7 @@ class WorkerProcess:
         except subprocess.TimeoutExpired:
             self.kill()
             rc = self.popen.wait()
+        self.kill_group()  # a forked child holding the stderr pipe would keep it open
         self.stderr_done.wait(timeout=2.0)
         self.outbox.put(None)  # let the writer thread end too
         self._on_exit(self, rc, why)

@@ -28,13 +28,27 @@ from kernels.data.results import SweepPoint, SweepResult
 from . import theme
 from .layout import column, row
 from .preview import preview
-from .sweep_data import HeatGrid, axis_values, heat_grid, is_interpreter, point_reason, point_value, point_values
+from .sweep_data import (
+    HeatGrid,
+    axis_values,
+    heat_grid,
+    is_interpreter,
+    point_reason,
+    point_value,
+    point_values,
+)
 
 __all__ = ["SweepHeatmap"]
 
 _CELL_TEXT_MAX = 144  # values are written in the cells up to 12 x 12
 _REDRAW_MS = 33
 _BEST, _SLICE = "best", "slice"
+
+
+def _compact(combo: QComboBox) -> None:
+    """A combo that may shrink to a few characters (the controls row must not widen the window)."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(5)
 
 
 def _fmt(v: float) -> str:
@@ -73,20 +87,27 @@ class SweepHeatmap(QWidget):
         self.others.setObjectName("heatmap_others")
         self.others.addItem(self.tr("best over the other axes"), _BEST)
         self.others.addItem(self.tr("a slice at…"), _SLICE)
+        for combo in (self.x_combo, self.y_combo, self.others):
+            _compact(combo)
         self.slice_row = QHBoxLayout()
         self._slice_combos: dict[str, QComboBox] = {}
-        self.x_combo.activated.connect(lambda _i: self._on_axis(self.x_combo, self.y_combo))
-        self.y_combo.activated.connect(lambda _i: self._on_axis(self.y_combo, self.x_combo))
+        self.x_combo.currentIndexChanged.connect(lambda _i: self._on_axis())
+        self.y_combo.currentIndexChanged.connect(lambda _i: self._on_axis())
         self.others.activated.connect(lambda _i: self._on_others())
 
         self.plot = pg.PlotWidget(self)
+        self.plot.setMinimumSize(60, 40)  # a small dock must not push the window's minimum size up
         pi = self.plot.getPlotItem()
         pi.setMouseEnabled(x=False, y=False)
         pi.hideButtons()
         self.image = pg.ImageItem(axisOrder="row-major")
         pi.addItem(self.image)
-        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get("viridis"), interactive=False,
-                                        width=14, label=metric)
+        self._cmap = pg.colormap.get("viridis")
+        self._cmap_reversed = pg.colormap.get("viridis")
+        self._cmap_reversed.reverse()
+        self._reversed = False
+        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self._cmap, interactive=False, width=14,
+                                        label=metric)
         self.colorbar.setImageItem(self.image, insert_in=pi)
         self.best_box = QGraphicsRectItem()
         self.best_box.setPen(pg.mkPen(theme.FAIL, width=3, cosmetic=True))
@@ -124,6 +145,7 @@ class SweepHeatmap(QWidget):
                 combo.addItem(n, n)
             combo.setCurrentIndex(min(pick, max(len(self._names) - 1, 0)))
             combo.blockSignals(False)
+        self._exclude_taken()
         self.others.setEnabled(len(self._names) > 2)
         self._build_slice_combos()
         self.flush()
@@ -146,10 +168,11 @@ class SweepHeatmap(QWidget):
         """Show ``x`` across and ``y`` up (two different names of the sweep)."""
         if x == y or x not in self._names or y not in self._names:
             raise ValueError(f"choose two different axes of {self._names}, got {x!r} and {y!r}")
-        self.x_combo.setCurrentIndex(self.x_combo.findData(x))
-        self.y_combo.setCurrentIndex(self.y_combo.findData(y))
-        self._build_slice_combos()
-        self.flush()
+        for combo, name in ((self.x_combo, x), (self.y_combo, y)):
+            combo.blockSignals(True)
+            combo.setCurrentIndex(combo.findData(name))
+            combo.blockSignals(False)
+        self._on_axis()
 
     def set_slice(self, fixed: dict[str, Any] | None) -> None:
         """None: each cell the best over the other axes; else the other axes held at ``fixed``."""
@@ -234,12 +257,17 @@ class SweepHeatmap(QWidget):
     def _axes_now(self) -> dict[str, list[Any]]:
         return axis_values(self._points, self._names, self._prior)
 
-    def _on_axis(self, changed: QComboBox, other: QComboBox) -> None:
-        name = changed.currentData()
-        if name == other.currentData() and other.count() > 1:  # the same name twice: move the other
-            other.setCurrentIndex(next(i for i in range(other.count()) if other.itemData(i) != name))
+    def _on_axis(self) -> None:
+        self._exclude_taken()
         self._build_slice_combos()
         self.flush()
+
+    def _exclude_taken(self) -> None:
+        """Each axis combo greys out the name the other shows: x and y always differ."""
+        for combo, other in ((self.x_combo, self.y_combo), (self.x_combo, self.y_combo)[::-1]):
+            model = combo.model()
+            for i in range(combo.count()):
+                model.item(i).setEnabled(combo.itemData(i) != other.currentData())  # type: ignore[attr-defined]
 
     def _on_others(self) -> None:
         self._read_slice()
@@ -261,6 +289,7 @@ class SweepHeatmap(QWidget):
             for n in wanted:
                 combo = QComboBox(self)
                 combo.setObjectName(f"heatmap_slice_{n}")
+                _compact(combo)
                 for v in axes.get(n, []):
                     combo.addItem(f"{n}={v}", v)
                 if n in old and old[n] in axes.get(n, []):
@@ -296,13 +325,13 @@ class SweepHeatmap(QWidget):
         if hi <= lo:
             lo, hi = lo - 0.5 * abs(lo or 1), hi + 0.5 * abs(hi or 1)
         ny, nx = g.values.shape
-        # interpreter: fewer ms is better, so the colours run the other way (bright = best)
-        self.image.setImage(-g.values if interp else g.values, autoLevels=False, levels=(-hi, -lo) if interp
-                            else (lo, hi))
+        self.image.setImage(g.values, autoLevels=False, levels=(lo, hi))
         self.image.setRect(QRectF(0, 0, nx, ny))
-        self.colorbar.setLevels((-hi, -lo) if interp else (lo, hi))
-        self.colorbar.getAxis("left").setLabel(self.tr("{unit} (bright: better)").format(
-            unit=self.tr("− ms, interpreter") if interp else self._metric))
+        if self._reversed != interp:  # interpreter: fewer ms is better, so bright is the low end
+            self._reversed = interp
+            self.colorbar.setColorMap(self._cmap_reversed if interp else self._cmap)
+        self.colorbar.setLevels((lo, hi))
+        self.colorbar.getAxis("left").setLabel(self.tr("{unit} (bright: better)").format(unit=self._unit()))
         pi = self.plot.getPlotItem()
         pi.setLabel("bottom", x)
         pi.setLabel("left", y)
@@ -321,7 +350,7 @@ class SweepHeatmap(QWidget):
     def _draw_cells(self, g: HeatGrid | None, lo: float, hi: float) -> None:
         pi = self.plot.getPlotItem()
         n = 0 if g is None else g.values.size
-        show_text = 0 < n <= _CELL_TEXT_MAX
+        show_text = 0 < n <= _CELL_TEXT_MAX and g is not None and self._cells_fit_text(*g.values.shape)
         while len(self._labels) < (n if show_text else 0):
             t = pg.TextItem("", anchor=(0.5, 0.5))
             t.setZValue(5)
@@ -342,6 +371,16 @@ class SweepHeatmap(QWidget):
                         self._label(self._labels[iy * nx + ix], ix, iy, g, state, lo, hi)
         for cell in [c for c in self._hatches if c not in keep]:
             pi.removeItem(self._hatches.pop(cell))
+
+    def _cells_fit_text(self, ny: int, nx: int) -> bool:
+        """Whether a cell is large enough on screen for its number (else the numbers overlap)."""
+        vb = self.plot.getPlotItem().vb
+        fm = self.fontMetrics()
+        return vb.height() / ny >= fm.height() + 2 and vb.width() / nx >= fm.horizontalAdvance("0000") + 4
+
+    def resizeEvent(self, ev: Any) -> None:  # noqa: N802 (Qt's name): cell text may fit now, or no longer
+        super().resizeEvent(ev)
+        self._schedule()
 
     def _label(self, t: pg.TextItem, ix: int, iy: int, g: HeatGrid, state: str, lo: float, hi: float) -> None:
         v = g.values[iy, ix]
@@ -410,7 +449,7 @@ class SweepHeatmap(QWidget):
 
 
 def _demo() -> QWidget:  # pragma: no cover - manual preview
-    from .demo_results import demo_sweep_tune
+    from .sweep_demo import demo_sweep_tune
 
     w = SweepHeatmap("TFLOP/s")
     w.set_result(demo_sweep_tune())

@@ -9,8 +9,12 @@ With no verb the GUI opens (``app.gui``, imported only then).
 codes, progress, the ``--timeout`` worker), ``options`` (a kernel's values) and ``output``.
 
 Exit status: 0 success; 1 the run finished but the check failed, or the kernel failed to
-compile/launch; 2 bad input (unknown kernel, bad parameter, missing file, no GPU, too large).
-Every failure prints one line on stderr starting ``error:``.
+compile/launch, or its worker timed out or died; 2 bad input (unknown kernel, bad parameter,
+missing file, no GPU, too large, an output that cannot be written). Every failure prints one line
+on stderr starting ``error:``; stdout carries only the verb's output (with ``--json``, only JSON).
+
+A user's kernel file or script is never imported in this process: with ``--file`` (and with
+``--timeout``) the work runs in a worker process, which ends with the command (``remote``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from collections.abc import Sequence
 from . import bench, compile, lesson, listing, open_script, run, sweep, trace
 from .common import EXIT_USAGE, CliError, Failed, Parser, error_exit
 from .output import to_jsonable
+from .remote import close as close_worker
 
 __all__ = ["CliError", "build_parser", "main", "to_jsonable"]
 
@@ -60,6 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _open_gui(args_list)
     if args_list[0] not in VERBS and (args_list[0].endswith(".py") or os.path.isfile(args_list[0])):
         return _open_gui(["--file", args_list[0], *args_list[1:]])  # tilescope FILE.py
+    args = None
     try:
         parser = build_parser()
         args = parser.parse_args(args_list)
@@ -77,3 +83,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if args is not None:
+            close_worker(args)  # the command's worker and whatever it forked end with it

@@ -9,6 +9,7 @@ from typing import Any
 from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CliError, stderr_progress
 from .options import get_spec
 from .output import fmt, fmt_ms, print_json, table, values_text
+from .remote import compute
 
 __all__ = ["add_parser", "cmd_bench", "format_bench"]
 
@@ -26,18 +27,18 @@ def add_parser(sub: Any) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from kernels import engine
-
     if not args.all and not args.kernels and not args.file:
         raise CliError("bench needs kernel names, --file FILE or --all")
-    if args.file:  # the file's kernel (a plain script's N-th launch), benched as catalog ones are
-        args.kernels = [get_spec(argparse.Namespace(kernel=(args.kernels or [None])[0], file=args.file,
-                                                    launch=args.launch)).name]
+    if args.file:  # the file's kernel (a plain script's N-th launch), benched as catalog ones are, in
+        # the command's worker (the file is never imported here)
+        args.kernel = (args.kernels or [None])[0]
+        args.kernels = [get_spec(args).name]
     names = None if args.all else list(args.kernels)
-    for name in names or ():
+    for name in [] if args.file else names or ():
         get_spec(argparse.Namespace(kernel=name, file=None))  # unknown kernel: one error line
     progress = stderr_progress() if sys.stderr.isatty() else None
-    rows = engine.bench_all(args.backend, progress=progress, names=names, autotune=not args.no_autotune)
+    rows = compute("bench", {"backend": args.backend, "names": names, "autotune": not args.no_autotune}, args,
+                   progress=progress)
     if len(rows) == 1 and rows[0].get("kernel") == "*":  # the backend itself is unavailable
         print(f"error: {rows[0]['error']}", file=sys.stderr)
         return EXIT_USAGE

@@ -9,8 +9,8 @@ import argparse
 import sys
 from typing import Any
 
-__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "CliError", "Failed", "Parser", "error_exit", "in_worker",
-           "stderr_progress"]
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "CliError", "Failed", "Parser", "check_writable", "error_exit",
+           "in_worker", "stderr_progress"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 #: error kinds that mean "the input was wrong" (exit 2) rather than "the kernel failed" (exit 1)
@@ -60,27 +60,55 @@ def stderr_progress(end_stage: str = "") -> Any:
     return progress
 
 
+def check_writable(path: str, option: str, folder: bool = False) -> None:
+    """CliError unless ``path`` can be written (a file, or with ``folder`` a folder to write
+    into) — asked before the work, so an hour's trace is not computed for a path that fails."""
+    import os
+
+    p = os.path.abspath(os.path.expanduser(path))
+    if folder:
+        target = p
+        while not os.path.exists(target):  # it will be created: its nearest existing parent decides
+            target = os.path.dirname(target)
+        if not os.path.isdir(target):
+            raise CliError(f"{option} {path}: {target} is not a folder")
+        probe_dir = target
+    else:
+        if os.path.isdir(p):
+            raise CliError(f"{option} {path}: that is a folder; give a file name")
+        probe_dir = os.path.dirname(p)
+        if not os.path.isdir(probe_dir):
+            what = "is not a folder" if os.path.exists(probe_dir) else "does not exist"
+            raise CliError(f"{option} {path}: the folder {probe_dir} {what}")
+    try:  # the only sure test: write something there (os.access says yes to root on a read-only mount)
+        import tempfile
+
+        with tempfile.TemporaryFile(dir=probe_dir):
+            pass
+        if not folder and os.path.exists(p) and not os.access(p, os.W_OK):
+            raise PermissionError(13, "Permission denied")
+    except OSError as e:
+        raise CliError(f"{option} {path}: cannot write there ({e.strerror or e})") from None
+
+
 # ---------------------------------------------------------------------------------------------
 # --timeout: the request runs in a worker process
 
 
 def in_worker(kind: str, req: Any, timeout_s: float) -> Any:
     """Run ``req`` in a worker child process that is killed after ``timeout_s`` (the in-process
-    engine cannot stop a kernel that never ends: a GPU hang never returns to Python)."""
-    from ..client import WorkerClient, WorkerError
+    engine cannot stop a kernel that never ends: a GPU hang never returns to Python). The verbs
+    call ``app.cli.remote.compute``, which decides where to run; this is its ``--timeout`` form."""
+    from .remote import compute
 
-    if not timeout_s > 0:
-        raise CliError(f"--timeout must be a positive number of seconds, got {timeout_s:g}")
-    with WorkerClient(default_timeout_s=timeout_s) as client:
-        if not client.wait_ready(300):
-            tail = " | ".join(client.stderr_tail(3))
-            raise CliError(f"the worker process did not start{': ' + tail if tail else ''}")
-        if req.user_file:
-            try:
-                client.call("load_file", req.user_file, timeout=max(timeout_s, 60.0))
-            except WorkerError as e:
-                raise CliError(e.info.message) from None
-        try:
-            return client.call(kind, req)
-        except WorkerError as e:
-            raise Failed(e.info) from None
+    args = argparse.Namespace(timeout=timeout_s, file=getattr(req, "user_file", None))
+    try:
+        return compute(kind, req, args)
+    finally:
+        _close_remote(args)
+
+
+def _close_remote(args: argparse.Namespace) -> None:
+    from .remote import close
+
+    close(args)

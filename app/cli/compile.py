@@ -10,6 +10,7 @@ from typing import Any
 from .common import EXIT_OK, CliError
 from .options import add_value_args, collect_values, get_spec
 from .output import print_json
+from .remote import compute
 from .run import _compile_rows
 
 __all__ = ["add_parser", "cmd_compile"]
@@ -35,8 +36,13 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
     spec = get_spec(args)
     values = collect_values(args, spec)
+    keep_asm = bool(args.show or args.json)
     try:
-        facts, notes = compile_for_target(spec, values, args.target, keep_asm=bool(args.show or args.json))
+        if args.file:  # a user's file is compiled in the command's worker, where it was loaded
+            facts, notes = compute("compile", {"kernel": spec.name, "user_file": args.file, "values": values,
+                                               "target": args.target, "keep_asm": keep_asm}, args)
+        else:
+            facts, notes = compile_for_target(spec, values, args.target, keep_asm=keep_asm)
     except (ValidationError, TilescopeError) as e:
         raise CliError(e.message) from None
     if args.json:

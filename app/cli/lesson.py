@@ -5,10 +5,12 @@ file passes and 1 with the reason when it does not."""
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from .common import EXIT_FAILED, EXIT_OK, CliError
 from .output import print_json
+from .remote import compute
 
 __all__ = ["add_parser", "cmd_lesson"]
 
@@ -48,7 +50,8 @@ def cmd_lesson(args: argparse.Namespace) -> int:
     if args.action == "start":
         print(f"wrote {L.write_starter(info.name, args.path)}")
         return EXIT_OK
-    result = L.check_lesson(info.name, args.path, args.lang)
+    # the learner's file is their code: it runs in a worker, never here (app.cli.remote)
+    result = compute("lesson_check", (info.name, os.path.abspath(args.path), args.lang), args)
     if args.json:
         print_json({k: v for k, v in vars(result).items() if k not in ("trace", "reference_trace")})
     else:

@@ -1,5 +1,6 @@
 """``tilescope open FILE``: run a plain Triton script with its launches captured and list them,
-numbered for ``--launch N`` (``run``, ``trace``, ``sweep``, ``bench`` then take ``--file FILE``)."""
+numbered for ``--launch N`` (``run``, ``trace``, ``sweep``, ``bench`` then take ``--file FILE``).
+The script runs in a worker process (``app.cli.remote``), never in the command's own."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import argparse
 import os
 from typing import Any
 
-from .common import EXIT_OK, CliError
+from .common import EXIT_OK, CliError, check_writable
 from .output import print_json
+from .remote import compute
 
 __all__ = ["add_parser", "cmd_open", "format_capture"]
 
@@ -24,26 +26,28 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--reproducer", metavar="DIR",
                    help="also write each launch as a standalone script (kernel source, saved inputs, one launch)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop the worker running the script after SECONDS (default: the budget and a minute)")
     p.set_defaults(func=cmd_open)
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from kernels.data.errors import TilescopeError
-    from kernels.script import live_launch, open_script
-    from kernels.script.reproducer import export_reproducer
+    import math
 
     if not os.path.isfile(args.file):
         raise CliError(f"no such file: {args.file}")
-    try:
-        cap, specs = open_script(args.file, args.backend, budget_s=args.budget)
-    except TilescopeError as e:
-        raise CliError(e.message) from None
-    written = []
+    if not (math.isfinite(args.budget) and args.budget > 0):
+        raise CliError(f"--budget must be a positive number of seconds, got {args.budget:g}")
     if args.reproducer:
-        for rec, spec in zip(cap.launches, specs, strict=True):
-            name = f"{rec.spec_name.replace('.', '_').replace('#', '_')}_repro"
-            written.append(export_reproducer(live_launch(cap.path, rec.index), args.reproducer, name,
-                                             spec.tolerance(spec.defaults())))
+        check_writable(args.reproducer, "--reproducer", folder=True)
+    payload = {"path": os.path.realpath(args.file), "backend": args.backend, "budget_s": args.budget,
+               "reproducer": os.path.abspath(args.reproducer) if args.reproducer else None}
+    file, args.file = args.file, None  # captured by open_script itself, not loaded first
+    try:
+        answer = compute("open_script", payload, args)  # a refusal: Failed, one error line
+    finally:
+        args.file = file
+    cap, written = answer["capture"], answer["written"]
     if args.json:
         print_json(cap)
         return EXIT_OK

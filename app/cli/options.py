@@ -65,23 +65,28 @@ def collect_values(args: argparse.Namespace, spec: Any) -> dict[str, str]:
 
 
 def get_spec(args: argparse.Namespace) -> Any:
-    """The spec ``args.kernel`` names (loading ``args.file`` first, if given) or, with ``--file``
-    and no name, the file's ``--launch``-th kernel; CliError if none. Sets ``args.kernel``."""
+    """The kernel ``args.kernel`` names or, with ``--file`` and no name, the file's
+    ``--launch``-th kernel; CliError if none. Sets ``args.kernel``.
+
+    A catalog kernel's ``KernelSpec`` comes from this process; with ``--file`` the file is loaded
+    in the command's worker (``app.cli.remote``: never imported here) and its ``KernelInfo``
+    comes back — ``name``, ``params`` and ``metric``, which is what the verbs read."""
     from kernels import engine
     from kernels.data.errors import TilescopeError
     from kernels.data.params import ValidationError
-    from kernels.lookup import spec_of_file
+
+    from .remote import kernel_info
 
     file = getattr(args, "file", None)
-    try:
-        if args.kernel is None:
-            if not file:
-                raise CliError("give a kernel name, or --file FILE (with --launch N for its N-th launch)")
-            spec = spec_of_file(file, getattr(args, "launch", 1))
-        else:
-            spec = engine.get_spec(args.kernel, file)
-    except (ValidationError, TilescopeError) as e:
-        raise CliError(e.message) from None
+    if args.kernel is None and not file:
+        raise CliError("give a kernel name, or --file FILE (with --launch N for its N-th launch)")
+    if file:
+        spec = kernel_info(args, file, args.kernel, getattr(args, "launch", 1))
+    else:
+        try:
+            spec = engine.get_spec(args.kernel)
+        except (ValidationError, TilescopeError) as e:
+            raise CliError(e.message) from None
     args.kernel = spec.name
     return spec
 

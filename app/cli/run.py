@@ -6,9 +6,10 @@ import argparse
 import math
 from typing import Any
 
-from .common import EXIT_FAILED, EXIT_OK, CliError, error_exit, in_worker
+from .common import EXIT_FAILED, EXIT_OK, CliError, error_exit
 from .options import add_config_args, collect_values, get_spec
 from .output import fmt, fmt_ms, print_json, values_text
+from .remote import compute
 
 __all__ = ["add_parser", "cmd_run", "format_run"]
 
@@ -22,7 +23,6 @@ def add_parser(sub: Any) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from kernels import engine
     from kernels.data.results import RunRequest
 
     spec = get_spec(args)
@@ -33,7 +33,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     req = RunRequest(kernel=spec.name, values=values, backend=args.backend, seed=args.seed,
                      bench=not args.no_bench, torch_baseline=not args.no_torch,
                      keep_asm=bool(args.asm and args.json), keep_error_map=False, user_file=args.file)
-    res = in_worker("run", req, args.timeout) if args.timeout is not None else engine.run(req)
+    res = compute("run", req, args)  # in a worker with --file or --timeout
     if args.json:
         print_json(res)
         if res.error is not None:

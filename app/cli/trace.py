@@ -20,11 +20,17 @@ import json
 import sys
 from typing import Any
 
-from .common import EXIT_OK, CliError, error_exit, stderr_progress
+from .common import EXIT_FAILED, EXIT_OK, CliError, check_writable, error_exit, stderr_progress
 from .options import add_value_args, collect_values, get_spec
 from .output import to_jsonable
+from .remote import compute, remote, uses_worker
 
 __all__ = ["add_parser", "cmd_trace", "trace_summary", "trace_arrays"]
+
+#: the wave model's SMs and programs per SM (past this a product overflows int64 in numpy)
+_MAX_MODEL = 1_000_000
+#: recording processes one trace may fork
+_MAX_WORKERS = 64
 
 
 def add_parser(subparsers: Any) -> None:
@@ -53,6 +59,9 @@ def add_parser(subparsers: Any) -> None:
                    help="write a JSON summary to PATH (alone: print it instead of the text summary)")
     p.add_argument("--npz", metavar="PATH", help="write the raw arrays (events, maps, stats) to this .npz")
     p.add_argument("--max-oob", type=int, default=10, help="out-of-bounds records to print")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="trace in a worker process and stop it after SECONDS (a kernel file is always "
+                        "loaded in a worker)")
     p.add_argument("--verbose", "-v", action="store_true", help="print error details")
     p.set_defaults(func=cmd_trace)
 
@@ -60,10 +69,14 @@ def add_parser(subparsers: Any) -> None:
 def _check_args(args: argparse.Namespace) -> None:
     from kernels.data.trace import Window
 
-    if args.n_sms < 1 or args.programs_per_sm < 1:
-        raise CliError("--n-sms and --programs-per-sm must be at least 1")
-    if args.workers is not None and args.workers < 1:
-        raise CliError("--workers must be at least 1")
+    for option, path in (("--png", args.png), ("--npz", args.npz),
+                         ("--json", args.json if args.json != "-" else None)):
+        if path:
+            check_writable(path, option)
+    if not (1 <= args.n_sms <= _MAX_MODEL and 1 <= args.programs_per_sm <= _MAX_MODEL):
+        raise CliError(f"--n-sms and --programs-per-sm must be between 1 and {_MAX_MODEL:,}")
+    if args.workers is not None and not 1 <= args.workers <= _MAX_WORKERS:
+        raise CliError(f"--workers must be between 1 and {_MAX_WORKERS}")
     if args.window:
         try:
             Window.parse(args.window)
@@ -85,7 +98,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         return _trace_on_gpu(args, req)
     if args.timeline:
         raise CliError("--timeline needs --backend gpu (the interpreter has no SMs or clocks to read)")
-    res = trace(req, progress=progress)
+    res = compute("trace", req, args, progress=progress) if uses_worker(args) else trace(req, progress=progress)
     if res.error is not None:
         return error_exit(res.error, args.verbose)
     tr = res.trace
@@ -100,15 +113,19 @@ def _trace_on_gpu(args: argparse.Namespace, req: Any) -> int:
         require_cuda()
     except Exception as e:  # noqa: BLE001 - one clear line, exit 2
         raise CliError(getattr(e, "message", str(e))) from None
-    res = gpu_trace(req, timeline_only=args.timeline)
+    if uses_worker(args):  # a kernel file is imported in the worker only
+        if args.file:
+            remote(args).load(args.file)
+        res = remote(args).call("gpu_trace", (req, args.timeline))
+    else:
+        res = gpu_trace(req, timeline_only=args.timeline)
     if res.error is not None:
         return error_exit(res.error, args.verbose)
     if res.timeline is not None:
         print("\n".join(res.timeline.summary_lines()))
     if res.trace is not None:
         print("\n".join(summary_lines(res.trace, max_oob=args.max_oob)))
-        for path in _write_files(args, res.trace):
-            print(f"wrote {path}")
+        return _write_all(args, res.trace)
     return EXIT_OK
 
 
@@ -117,33 +134,73 @@ def _report(args: argparse.Namespace, tr: Any) -> int:
 
     if args.wave is not None and not 0 <= args.wave <= int(tr.wave.max()):
         raise CliError(f"--wave {args.wave}: the trace has waves 0..{int(tr.wave.max())}")
-    written = _write_files(args, tr)
     if args.json == "-":
         print(json.dumps(trace_summary(tr), indent=2, allow_nan=False))
-    else:
-        print("\n".join(summary_lines(tr, max_oob=args.max_oob)))
-        for path in written:
-            print(f"wrote {path}")
-    return EXIT_OK
+        return _write_all(args, tr, quiet=True)
+    print("\n".join(summary_lines(tr, max_oob=args.max_oob)))
+    return _write_all(args, tr)
 
 
-def _write_files(args: argparse.Namespace, tr: Any) -> list[str]:
-    """The --png, --npz and --json PATH files asked for; their paths."""
-    written = []
-    if args.png:
+def _write_all(args: argparse.Namespace, tr: Any, quiet: bool = False) -> int:
+    """Write the files asked for; a file that fails mid-write (the disk filled, the folder went
+    away) does not lose the trace: it is kept as a pickle in the temporary folder, and the one
+    error line says where. The other files are still written."""
+    written, failed = _write_files(args, tr)
+    for path in written if not quiet else ():
+        print(f"wrote {path}")
+    if not failed:
+        return EXIT_OK
+    kept = _keep(tr)
+    what = "; ".join(f"{option} {path}: {why}" for option, path, why in failed)
+    where = f"the trace is kept in {kept} (pickle.load it)" if kept else "the trace could not be kept either"
+    print(f"error: could not write {what} ({where})", file=sys.stderr)
+    return EXIT_FAILED
+
+
+def _write_files(args: argparse.Namespace, tr: Any) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """The --png, --npz and --json PATH files asked for: (paths written, (option, path, why) of
+    those that failed)."""
+    def png(path: str) -> None:
         from kernels.trace.render import render_png
 
-        written.append(render_png(tr, args.png, wave=args.wave))
-    if args.npz:
+        render_png(tr, path, wave=args.wave)
+
+    def npz(path: str) -> None:
         import numpy as np
 
-        np.savez_compressed(args.npz, **trace_arrays(tr))
-        written.append(args.npz)
-    if args.json and args.json != "-":
-        with open(args.json, "w", encoding="utf-8") as fh:
+        np.savez_compressed(path, **trace_arrays(tr))
+
+    def summary(path: str) -> None:
+        with open(path, "w", encoding="utf-8") as fh:
             json.dump(trace_summary(tr), fh, indent=2, allow_nan=False)
-        written.append(args.json)
-    return written
+
+    written, failed = [], []
+    for option, path, write in (("--png", args.png, png), ("--npz", args.npz, npz),
+                                ("--json", args.json if args.json != "-" else None, summary)):
+        if not path:
+            continue
+        try:
+            write(path)
+            written.append(path)
+        except OSError as e:
+            failed.append((option, path, e.strerror or str(e)))
+    return written, failed
+
+
+def _keep(tr: Any) -> str | None:
+    """Pickle the trace into the temporary folder; its path (None when that fails too)."""
+    import pickle
+    import tempfile
+    import time
+
+    try:
+        fd, path = tempfile.mkstemp(prefix=f"tilescope-trace-{tr.kernel.replace('/', '_')}-{time.strftime('%H%M%S')}-",
+                                    suffix=".pkl")
+        with open(fd, "wb") as fh:
+            pickle.dump(tr, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        return path
+    except (OSError, pickle.PicklingError):
+        return None
 
 
 def trace_summary(tr: Any) -> dict[str, Any]:

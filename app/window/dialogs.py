@@ -46,21 +46,21 @@ class SweepDialog(QDialog):
 
     def __init__(self, info: KernelInfo, values: dict[str, Any], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(f"Sweep {info.title}")
+        self.setWindowTitle(self.tr("Sweep {title}").format(title=info.title))
         self._info = info
         self._values = dict(values)
         self._params = {p.name: p for p in info.params}
         self._axes: dict[str, list[Any]] = {}
 
-        intro = QLabel("Run every combination of one or two parameters; the others keep the values "
-                       "in the parameter panel. Points stream into the Sweep plot as they finish.", self)
+        intro = QLabel(self.tr("Run every combination of one or two parameters; the others keep the values "
+                               "in the parameter panel. Points stream into the Sweep plot as they finish."), self)
         intro.setWordWrap(True)
 
         self.param_combo: list[QComboBox] = []
         self.values_edit: list[QLineEdit] = []
         boxes = []
         for i in range(2):
-            box = QGroupBox("Parameter" if i == 0 else "Second parameter (heatmap)", self)
+            box = QGroupBox(self.tr("Parameter") if i == 0 else self.tr("Second parameter (heatmap)"), self)
             form = QFormLayout(box)
             combo = QComboBox(box)
             combo.setObjectName(f"sweep_param_{i}")
@@ -68,15 +68,15 @@ class SweepDialog(QDialog):
                 combo.addItem(p.name, p.name)
             edit = QLineEdit(box)
             edit.setObjectName(f"sweep_values_{i}")
-            edit.setPlaceholderText("values, comma-separated, e.g. 64, 128, 256")
-            form.addRow("parameter", combo)
-            form.addRow("values", edit)
+            edit.setPlaceholderText(self.tr("values, comma-separated, e.g. 64, 128, 256"))
+            form.addRow(self.tr("parameter"), combo)
+            form.addRow(self.tr("values"), edit)
             combo.currentIndexChanged.connect(lambda _i, k=i: self._on_param(k))
             edit.textChanged.connect(self._revalidate)
             self.param_combo.append(combo)
             self.values_edit.append(edit)
             boxes.append(box)
-        self.second = QCheckBox("Sweep a second parameter too", self)
+        self.second = QCheckBox(self.tr("Sweep a second parameter too"), self)
         self.second.setObjectName("sweep_second")
         self.second.toggled.connect(self._on_second)
         self.message = QLabel("", self)
@@ -85,7 +85,7 @@ class SweepDialog(QDialog):
         self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel, self)
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Run sweep")
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(self.tr("Run sweep"))
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
 
@@ -147,7 +147,7 @@ class SweepDialog(QDialog):
             if p is None:
                 continue
             if name in axes:
-                errors.append(f"{name} is chosen twice: pick two different parameters")
+                errors.append(self.tr("{name} is chosen twice: pick two different parameters").format(name=name))
                 continue
             try:
                 axes[name] = parse_axis_values(p, self.values_edit[i].text())
@@ -159,13 +159,14 @@ class SweepDialog(QDialog):
             n = 1
             for v in axes.values():
                 n *= len(v)
-            notes.append(f"{n} point{'s' if n != 1 else ''}.")
+            notes.append((self.tr("{n} points.") if n != 1 else self.tr("{n} point.")).format(n=n))
             bad, why = combinations_breaking_rules(self._info, self._values, axes)
             if bad:
-                notes.append(f"{bad} of them break a rule of the kernel and will show as failed ({why}).")
+                notes.append(self.tr("{bad} of them break a rule of the kernel and will show as failed ({why}).").format(
+                    bad=bad, why=why))
             if n > _MANY_POINTS:
-                notes.append("That is many points: under the interpreter this can take minutes "
-                             "(Cancel with Esc keeps the points done so far).")
+                notes.append(self.tr("That is many points: under the interpreter this can take minutes "
+                                     "(Cancel with Esc keeps the points done so far)."))
         self._axes = axes if ok else {}
         self.message.setText("\n".join(errors) if errors else " ".join(notes))
         self.message.setStyleSheet(f"color: {theme.FAIL};" if errors else "color: #444;")

@@ -3,7 +3,7 @@ arrangement: where each panel sits by default, how big, and putting them all bac
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, QCoreApplication, Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
 __all__ = ["Docks"]
@@ -30,17 +30,19 @@ class Docks:
         win.setCorner(Qt.Corner.BottomLeftCorner, _L)
         win.setCorner(Qt.Corner.TopRightCorner, _R)
         win.setCorner(Qt.Corner.BottomRightCorner, _B)
-        self.kernels = self._dock("Kernels", "dock_kernels", kernels, _L)
-        self.params = self._dock("Parameters", "dock_params", params, _L)
-        self.plots = self._dock("Throughput / Sweep", "dock_plots", plots, _R)
-        self.history = self._dock("History", "dock_history", history, _R)
-        self.compile = self._dock("Compile", "dock_compile", compile_facts, _R)
-        self.source = self._dock("Source", "dock_source", source, _B)
-        self.correctness = self._dock("Correctness", "dock_correctness", correctness, _B)
+        self.kernels = self._dock(QCoreApplication.translate("MainWindow", "Kernels"), "dock_kernels", kernels, _L)
+        self.params = self._dock(QCoreApplication.translate("MainWindow", "Parameters"), "dock_params", params, _L)
+        self.plots = self._dock(QCoreApplication.translate("MainWindow", "Throughput / Sweep"), "dock_plots", plots, _R)
+        self.history = self._dock(QCoreApplication.translate("MainWindow", "History"), "dock_history", history, _R)
+        self.compile = self._dock(QCoreApplication.translate("MainWindow", "Compile"), "dock_compile", compile_facts, _R)
+        self.source = self._dock(QCoreApplication.translate("MainWindow", "Source"), "dock_source", source, _B)
+        self.correctness = self._dock(QCoreApplication.translate("MainWindow", "Correctness"), "dock_correctness",
+                                      correctness, _B)
         win.splitDockWidget(self.kernels, self.params, Qt.Orientation.Vertical)
         win.splitDockWidget(self.plots, self.history, Qt.Orientation.Vertical)
         win.tabifyDockWidget(self.history, self.compile)
-        self.lessons = self._dock("Lessons", "dock_lessons", lessons, _R) if lessons is not None else None
+        self.lessons = (self._dock(QCoreApplication.translate("MainWindow", "Lessons"), "dock_lessons", lessons, _R)
+                        if lessons is not None else None)
         if self.lessons is not None:
             win.tabifyDockWidget(self.compile, self.lessons)
         self.history.raise_()

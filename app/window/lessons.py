@@ -13,7 +13,7 @@ __all__ = ["make_lesson_view", "connect_lessons"]
 
 
 def make_lesson_view() -> LessonView:
-    work = data_dir() / "lessons"
+    work = data_dir(create=False) / "lessons"  # made when a lesson starts (it may not be creatable)
     return LessonView(str(work), str(work))
 
 

@@ -7,12 +7,12 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QByteArray
+from PySide6.QtCore import QByteArray, QCoreApplication
 from PySide6.QtWidgets import QInputDialog, QMainWindow, QWidget
 
 from ..settings import Settings
 
-__all__ = ["ask_timeout", "restore_window", "save_window"]
+__all__ = ["ask_timeout", "restore_window", "save_now", "save_window"]
 
 #: the window's size before the user's geometry is restored (the default dock sizes follow it)
 DEFAULT_SIZE = (1600, 1000)
@@ -48,8 +48,22 @@ def save_window(win: QMainWindow, settings: Settings, *, live: bool, kernel: str
         print(f"tilescope: could not save the settings: {e}", file=sys.stderr)
 
 
+def save_now(settings: Settings, banner: Any) -> bool:
+    """Write the settings file now; a failure goes to the window's banner (topic "settings")."""
+    try:
+        settings.save()
+    except OSError as e:
+        banner.show_message(QCoreApplication.translate(
+            "MainWindow", "Could not save the settings in {path} ({why}); they are kept for this session only.").format(
+                path=settings.path, why=e.strerror or e), "warning", topic="settings")
+        return False
+    return True
+
+
 def ask_timeout(parent: QWidget, current: float) -> float | None:
     """Ask for the run timeout in seconds; None when the user cancels."""
-    v, ok = QInputDialog.getDouble(parent, "Run timeout", "Seconds a run or trace may take before the "
-                                   "worker is restarted:", current, 1.0, 86400.0, 0)
+    v, ok = QInputDialog.getDouble(parent, QCoreApplication.translate("MainWindow", "Run timeout"),
+                                   QCoreApplication.translate("MainWindow", "Seconds a run or trace may take "
+                                                              "before the worker is restarted:"),
+                                   current, 1.0, 86400.0, 0)
     return float(v) if ok else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -25,8 +25,14 @@ from PySide6.QtWidgets import (
 )
 
 from views import theme
+from views.i18n import QT_TRANSLATE_NOOP
 
 __all__ = ["LazyProgressBar", "MessageBanner", "StatusStrip"]
+
+#: the worker's states (``app.client.STATES``) as the status bar says them: "worker: ready"
+WORKER_STATE_WORDS = (QT_TRANSLATE_NOOP("StatusStrip", "starting"), QT_TRANSLATE_NOOP("StatusStrip", "ready"),
+                      QT_TRANSLATE_NOOP("StatusStrip", "busy"), QT_TRANSLATE_NOOP("StatusStrip", "crashed"),
+                      QT_TRANSLATE_NOOP("StatusStrip", "restarting"), QT_TRANSLATE_NOOP("StatusStrip", "stopped"))
 
 
 class MessageBanner(QFrame):
@@ -58,7 +64,7 @@ class MessageBanner(QFrame):
         close = QToolButton(self)
         close.setText("✕")
         close.setAutoRaise(True)
-        close.setToolTip("Dismiss")
+        close.setToolTip(self.tr("Dismiss"))
         close.clicked.connect(self.dismiss)
         lay = QHBoxLayout(self)
         lay.setContentsMargins(8, 4, 4, 4)
@@ -80,7 +86,7 @@ class MessageBanner(QFrame):
         for label, fn in actions:
             self._add_button(label, fn)
         if details:
-            self._add_button("Details…", self._show_details)
+            self._add_button(self.tr("Details…"), self._show_details)
         self.show()
 
     def _add_button(self, label: str, fn: Callable[[], Any]) -> None:
@@ -90,7 +96,7 @@ class MessageBanner(QFrame):
         self._buttons.append(b)
 
     def _show_details(self) -> None:
-        box = QMessageBox(QMessageBox.Icon.Information, "Details", self.label.text(), parent=self)
+        box = QMessageBox(QMessageBox.Icon.Information, self.tr("Details"), self.label.text(), parent=self)
         box.setDetailedText(self._details)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
@@ -160,7 +166,7 @@ class StatusStrip:
     left; backend, device, worker state and Triton version on the right."""
 
     def __init__(self, bar: QStatusBar) -> None:
-        self.stage_label = QLabel("starting worker…")
+        self.stage_label = QLabel(QCoreApplication.translate("StatusStrip", "starting worker…"))
         self.stage_label.setObjectName("stage_label")
         # a label whose size follows its text would re-lay out the whole window (docks, plots) on
         # every progress message: a fixed-size label keeps a progress update a label repaint
@@ -173,13 +179,15 @@ class StatusStrip:
         bar.addWidget(self.progress)
         bar.addWidget(self.stage_label, 1)
         self._stage = ""
-        self.set_stage("starting worker…", busy=True)  # until the worker says hello
-        self.backend_label = QLabel("backend: —")
-        self.device_label = QLabel("device: —")
-        self.state_label = QLabel("worker: stopped")
+        self.set_stage(QCoreApplication.translate("StatusStrip", "starting worker…"), busy=True)  # until hello
+        self.backend_label = QLabel(QCoreApplication.translate("StatusStrip", "backend: —"))
+        self.device_label = QLabel(QCoreApplication.translate("StatusStrip", "device: —"))
+        self.state_label = QLabel(QCoreApplication.translate("StatusStrip", "worker: stopped"))
         self.triton_label = QLabel("Triton —")
-        for w in (self.backend_label, self.device_label, self.state_label, self.triton_label):
-            w.setObjectName(w.text().split(":")[0].split()[0].lower() + "_status")
+        # named in English whatever the language (tests and benchmarks find them by name)
+        for w, name in ((self.backend_label, "backend"), (self.device_label, "device"),
+                        (self.state_label, "worker"), (self.triton_label, "triton")):
+            w.setObjectName(name + "_status")
             bar.addPermanentWidget(w)
 
     def stage(self) -> str:

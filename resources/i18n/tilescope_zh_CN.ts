@@ -196,6 +196,227 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     </message>
 </context>
 <context>
+    <name>Controller</name>
+    <message>
+        <source>run</source>
+        <extracomment>a trace of more programs than this records a window of programs instead (or offers one): the interpreter records a few thousand programs a second, so a grid of a million takes minutes and makes a map nobody can read whole the window then: the first this many programs request kinds that keep the worker busy (a &quot;ping&quot; or &quot;infos&quot; does not) the request kinds as &quot;{what} cancelled&quot; names them</extracomment>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>trace</source>
+        <translation>追踪</translation>
+    </message>
+    <message>
+        <source>sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <source>starting worker…</source>
+        <extracomment>told of sweeps, runs and kernels besides the view (the tuning views: app.window.sweep_tabs)</extracomment>
+        <translation>正在启动工作进程…</translation>
+    </message>
+    <message>
+        <source>no kernel selected</source>
+        <translation>未选择内核</translation>
+    </message>
+    <message>
+        <source>fix the marked parameter first</source>
+        <translation>请先修正标记的参数</translation>
+    </message>
+    <message>
+        <source>queued: run</source>
+        <translation>已排队：运行</translation>
+    </message>
+    <message>
+        <source>Programs: {why}</source>
+        <translation>程序：{why}</translation>
+    </message>
+    <message>
+        <source>This launch has {known:,} programs: recording all of them under the interpreter takes a long time, so only programs 0..{last} are traced (see the Programs field beside Trace).</source>
+        <translation>本次启动有 {known:,} 个程序：在解释器下全部记录要很久，因此只追踪程序 0..{last}（见“追踪”旁的“程序”栏）。</translation>
+    </message>
+    <message>
+        <source>Trace all {known:,}</source>
+        <translation>追踪全部 {known:,} 个</translation>
+    </message>
+    <message>
+        <source>sweep point 1/{total}: queued</source>
+        <translation>扫描点 1/{total}：已排队</translation>
+    </message>
+    <message>
+        <source>sweep point {n}/{total}: resuming</source>
+        <translation>扫描点 {n}/{total}：继续中</translation>
+    </message>
+    <message>
+        <source>cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>checking lesson {name}…</source>
+        <translation>正在检查课程 {name}…</translation>
+    </message>
+    <message>
+        <source>loading {file}…</source>
+        <translation>正在载入 {file}…</translation>
+    </message>
+    <message>
+        <source>The kernel {kernel} is not loaded (open its file first).</source>
+        <translation>内核 {kernel} 未载入（请先打开它的文件）。</translation>
+    </message>
+    <message>
+        <source>Load these values</source>
+        <translation>载入这组参数</translation>
+    </message>
+    <message>
+        <source>loaded {values} into the parameters</source>
+        <translation>已把 {values} 载入参数面板</translation>
+    </message>
+    <message>
+        <source>no such parameter, not loaded</source>
+        <translation>没有这个参数，未载入</translation>
+    </message>
+    <message>
+        <source>Sweep point</source>
+        <translation>扫描点</translation>
+    </message>
+    <message>
+        <source>drawing the trace ({n:,} programs)…</source>
+        <translation>正在绘制追踪（{n:,} 个程序）…</translation>
+    </message>
+    <message>
+        <source>{what} cancelled</source>
+        <translation>{what}已取消</translation>
+    </message>
+    <message>
+        <source>queued: trace</source>
+        <translation>已排队：追踪</translation>
+    </message>
+    <message>
+        <source>This trace records all {total:,} programs, which takes a while under the interpreter. Programs 0..{last} alone show the pattern in a fraction of the time.</source>
+        <translation>本次追踪要记录全部 {total:,} 个程序，在解释器下需要一段时间。只追踪程序 0..{last} 就能看出规律，用时少得多。</translation>
+    </message>
+    <message>
+        <source>Trace programs {window} only</source>
+        <translation>只追踪程序 {window}</translation>
+    </message>
+    <message>
+        <source>ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>the worker restarted without your kernel file&apos;s kernels</source>
+        <translation>工作进程已重启，但没有载入你的内核文件中的内核</translation>
+    </message>
+    <message>
+        <source>restarting worker…</source>
+        <translation>正在重启工作进程…</translation>
+    </message>
+    <message>
+        <source>the worker crashed — restarting it</source>
+        <translation>工作进程崩溃 — 正在重启</translation>
+    </message>
+    <message>
+        <source>The worker process could not start, so nothing can run. Its last output is under Details.</source>
+        <translation>工作进程无法启动，因此什么都不能运行。它最后的输出见“详情”。</translation>
+    </message>
+    <message>
+        <source>worker not running</source>
+        <translation>工作进程未运行</translation>
+    </message>
+    <message>
+        <source>worker {level}: {text}</source>
+        <translation>工作进程 {level}：{text}</translation>
+    </message>
+    <message>
+        <source>sweep point {n}/{total}: {stage}</source>
+        <translation>扫描点 {n}/{total}：{stage}</translation>
+    </message>
+    <message>
+        <source>sweep point {n}/{total} done</source>
+        <translation>扫描点 {n}/{total} 完成</translation>
+    </message>
+    <message>
+        <source>Loading was cancelled: {why}</source>
+        <translation>载入已取消：{why}</translation>
+    </message>
+    <message>
+        <source>Could not load the kernel file: {why}</source>
+        <translation>无法载入内核文件：{why}</translation>
+    </message>
+    <message>
+        <source>(interpreter wall clock)</source>
+        <translation>（解释器墙钟时间）</translation>
+    </message>
+    <message>
+        <source>the trace came back empty</source>
+        <translation>追踪结果为空</translation>
+    </message>
+    <message>
+        <source>{n:,} of {total:,} programs ({window})</source>
+        <translation>{total:,} 个程序中的 {n:,} 个（{window}）</translation>
+    </message>
+    <message>
+        <source>all {total:,} programs</source>
+        <translation>全部 {total:,} 个程序</translation>
+    </message>
+    <message>
+        <source>traced {what} in {s:.2f} s</source>
+        <translation>已追踪{what}，用时 {s:.2f} 秒</translation>
+    </message>
+    <message>
+        <source>The trace came back but cannot be drawn: {why}</source>
+        <translation>追踪已返回，但无法绘制：{why}</translation>
+    </message>
+    <message>
+        <source>Sweep done: {n} points.</source>
+        <translation>扫描完成：{n} 个点。</translation>
+    </message>
+    <message>
+        <source>Best: {values}.</source>
+        <translation>最佳：{values}。</translation>
+    </message>
+    <message>
+        <source>The sweep stopped after {done} of {total} points ({kind}: {why}). The {done} finished points are kept; {left} remain.</source>
+        <translation>扫描在 {total} 个点中的第 {done} 个之后停止（{kind}：{why}）。已完成的 {done} 个点保留；还剩 {left} 个。</translation>
+    </message>
+    <message>
+        <source>Resume sweep</source>
+        <translation>继续扫描</translation>
+    </message>
+    <message>
+        <source>Sweep: {kind}: {why}</source>
+        <translation>扫描：{kind}：{why}</translation>
+    </message>
+    <message>
+        <source>loaded {names} from {file}</source>
+        <translation>已从 {file} 载入 {names}</translation>
+    </message>
+    <message>
+        <source>(the script printed nothing)</source>
+        <translation>（脚本没有输出）</translation>
+    </message>
+    <message>
+        <source>#{i} {kernel} grid {grid}</source>
+        <translation>#{i} {kernel} 网格 {grid}</translation>
+    </message>
+    <message>
+        <source>Ran {file}: {n} launches captured ({launches}).</source>
+        <translation>已运行 {file}：捕获 {n} 次启动（{launches}）。</translation>
+    </message>
+    <message>
+        <source>Ran {file}: {n} launch captured ({launches}).</source>
+        <translation>已运行 {file}：捕获 {n} 次启动（{launches}）。</translation>
+    </message>
+    <message>
+        <source>The script raised {error}; the launches before it are kept.</source>
+        <translation>脚本抛出 {error}；此前的启动已保留。</translation>
+    </message>
+    <message>
+        <source>It printed {n:,} line(s): see Details.</source>
+        <translation>脚本输出了 {n:,} 行：见“详情”。</translation>
+    </message>
+</context>
+<context>
     <name>CorrectnessView</name>
     <message>
         <source>No check yet.</source>
@@ -362,12 +583,20 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>格子颜色 = 存储该元素的程序（否则为加载它的程序）</translation>
     </message>
     <message>
+        <source>pale: {shared} (its first reader&apos;s colour; label ×readers first–last)</source>
+        <translation>浅色：{shared}（第一个读取者的颜色；标注 ×读取者数 首个–末个）</translation>
+    </message>
+    <message>
         <source>colour = dispatch order: first program {lo} → last {hi}</source>
         <translation>颜色 = 调度顺序：第一个程序 {lo} → 最后一个 {hi}</translation>
     </message>
     <message>
         <source>colour = the wave a program runs in (programs ÷ (SMs × programs per SM))</source>
         <translation>颜色 = 程序所在的波次（程序数 ÷ (SM 数 × 每 SM 程序数)）</translation>
+    </message>
+    <message>
+        <source>colour = how many programs read the element: 1 {lo} → most {hi} (a program: the average over what it loads)</source>
+        <translation>颜色 = 读取该元素的程序数：1 {lo} → 最多 {hi}（程序：其加载元素的平均值）</translation>
     </message>
     <message>
         <source>colour = fraction of the program&apos;s lanes masked off: 0% {lo} → 100% {hi}</source>
@@ -390,12 +619,24 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>被多个程序读取</translation>
     </message>
     <message>
+        <source>written, never read</source>
+        <translation>已写入，从未读取</translation>
+    </message>
+    <message>
+        <source>{shared}: its first reader&apos;s colour, paler</source>
+        <translation>{shared}：第一个读取者的颜色，更浅</translation>
+    </message>
+    <message>
         <source>atomics of several programs</source>
         <translation>多个程序的原子操作</translation>
     </message>
     <message>
         <source>hover: {load} loaded {store} stored {both} both / atomic</source>
         <translation>悬停：{load} 加载 {store} 存储 {both} 两者 / 原子</translation>
+    </message>
+    <message>
+        <source>{target} stored after the loop step</source>
+        <translation>{target} 在循环步之后存储</translation>
     </message>
     <message>
         <source>not recorded</source>
@@ -406,12 +647,16 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>按程序</translation>
     </message>
     <message>
-        <source>by dispatch order</source>
-        <translation>按调度顺序</translation>
-    </message>
-    <message>
         <source>by wave</source>
         <translation>按波次</translation>
+    </message>
+    <message>
+        <source>by launch order</source>
+        <translation>按启动顺序</translation>
+    </message>
+    <message>
+        <source>by number of readers</source>
+        <translation>按读取者数量</translation>
     </message>
     <message>
         <source>by masked-lane fraction</source>
@@ -483,6 +728,14 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>元素 {range}</translation>
     </message>
     <message>
+        <source>stored after the loop</source>
+        <translation>在循环之后存储</translation>
+    </message>
+    <message>
+        <source>(the tile this step works towards)</source>
+        <translation>（这一步所服务的分块）</translation>
+    </message>
+    <message>
         <source>({n} elements)</source>
         <translation>（{n} 个元素）</translation>
     </message>
@@ -513,6 +766,14 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     <message>
         <source>bytes loaded {loaded:,}   stored {stored:,}</source>
         <translation>加载字节 {loaded:,}   存储字节 {stored:,}</translation>
+    </message>
+    <message>
+        <source>this step: bytes loaded {loaded:,}   stored {stored:,}</source>
+        <translation>本步：加载字节 {loaded:,}   存储 {stored:,}</translation>
+    </message>
+    <message>
+        <source>(whole program: loaded {loaded:,}   stored {stored:,})</source>
+        <translation>（整个程序：加载 {loaded:,}   存储 {stored:,}）</translation>
     </message>
     <message>
         <source>(flat {flat})</source>
@@ -639,6 +900,14 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>（每行 {n} 个）</translation>
     </message>
     <message>
+        <source>(wrapped: {n} rows per column)</source>
+        <translation>（折行：每列 {n} 行）</translation>
+    </message>
+    <message>
+        <source>(wrapped: {n} columns per band)</source>
+        <translation>（折行：每条带 {n} 列）</translation>
+    </message>
+    <message>
         <source>(leading dims flattened)</source>
         <translation>（前导维已展平）</translation>
     </message>
@@ -651,9 +920,73 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>⚠ {n} 个越界通道</translation>
     </message>
     <message>
+        <source>Play the programs wave by wave in launch order, and count the tiles each wave loads</source>
+        <translation>按启动顺序逐波次播放程序，并统计每个波次加载的分块数</translation>
+    </message>
+    <message>
         <source>Hover a program or an element.</source>
-        <extracomment>plots made ahead, one per event-loop turn after the view is first shown: a program grid and three tile maps cover most kernels, so the first trace need not build any</extracomment>
         <translation>悬停在程序或元素上。</translation>
+    </message>
+    <message>
+        <source>Launch order</source>
+        <extracomment>plots made ahead, one per event-loop turn after the view is first shown: a program grid and three tile maps cover most kernels, so the first trace need not build any</extracomment>
+        <translation>启动顺序</translation>
+    </message>
+    <message>
+        <source>Programs start in launch order, as many at once as the GPU holds (a wave). Each wave loads tiles into L2: fewer distinct tiles, more reuse.</source>
+        <translation>程序按启动顺序开始，GPU 能同时容纳多少就同时运行多少（一个波次）。每个波次把分块载入 L2：不同的分块越少，复用越多。</translation>
+    </message>
+    <message>
+        <source>Programs resident at once: SMs × programs per SM</source>
+        <translation>同时驻留的程序数：SM 数 × 每 SM 程序数</translation>
+    </message>
+    <message>
+        <source>recorded (the kernel&apos;s pids)</source>
+        <translation>记录顺序（内核自己的 pid）</translation>
+    </message>
+    <message>
+        <source>row-major by output tile</source>
+        <translation>按输出分块行优先</translation>
+    </message>
+    <message>
+        <source>Which order the waves play and the maps light</source>
+        <translation>波次播放和分块图点亮的顺序</translation>
+    </message>
+    <message>
+        <source>Programs at once</source>
+        <translation>同时运行的程序</translation>
+    </message>
+    <message>
+        <source>Order</source>
+        <translation>顺序</translation>
+    </message>
+    <message>
+        <source>Play the waves one after another</source>
+        <translation>逐个播放波次</translation>
+    </message>
+    <message>
+        <source>The wave shown</source>
+        <translation>当前显示的波次</translation>
+    </message>
+    <message>
+        <source>tiles</source>
+        <translation>分块数</translation>
+    </message>
+    <message>
+        <source>wave</source>
+        <translation>波次</translation>
+    </message>
+    <message>
+        <source>recorded order</source>
+        <translation>记录顺序</translation>
+    </message>
+    <message>
+        <source>row-major</source>
+        <translation>行优先</translation>
+    </message>
+    <message>
+        <source>wave {w} of {n}: programs {pids}</source>
+        <translation>第 {w} 个波次（共 {n} 个）：程序 {pids}</translation>
     </message>
 </context>
 <context>
@@ -1180,6 +1513,320 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     </message>
 </context>
 <context>
+    <name>MainWindow</name>
+    <message>
+        <source>Throughput</source>
+        <extracomment>Live mode re-runs this long after the last valid parameter change</extracomment>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <source>Run a sweep (Sweep…) to see throughput against the swept parameters.</source>
+        <translation>运行一次扫描（扫描…），查看吞吐量随扫描参数的变化。</translation>
+    </message>
+    <message>
+        <source>Sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <source>No trace yet.
+
+Press Trace (Ctrl+T) to run the kernel under the Triton interpreter and record which program touches which element of which tensor.</source>
+        <translation>尚无追踪。
+
+按“追踪”（Ctrl+T）在 Triton 解释器下运行内核，记录哪个程序访问了哪个张量的哪个元素。</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Run the kernel: check it and time it</source>
+        <translation>运行内核：校验并计时</translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <translation>实时</translation>
+    </message>
+    <message>
+        <source>Re-run automatically whenever a parameter changes</source>
+        <translation>参数一改就自动重新运行</translation>
+    </message>
+    <message>
+        <source>Trace</source>
+        <translation>追踪</translation>
+    </message>
+    <message>
+        <source>Record which program touches which element (interpreter)</source>
+        <translation>记录哪个程序访问哪个元素（解释器）</translation>
+    </message>
+    <message>
+        <source>Sweep…</source>
+        <translation>扫描…</translation>
+    </message>
+    <message>
+        <source>Run every combination of one or two parameters</source>
+        <translation>运行一个或两个参数的所有组合</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop the running request</source>
+        <translation>停止正在运行的请求</translation>
+    </message>
+    <message>
+        <source>Resume sweep</source>
+        <translation>继续扫描</translation>
+    </message>
+    <message>
+        <source>Run the points an interrupted sweep did not reach</source>
+        <translation>运行中断的扫描尚未完成的点</translation>
+    </message>
+    <message>
+        <source>Open kernel file…</source>
+        <translation>打开内核文件…</translation>
+    </message>
+    <message>
+        <source>Load a Python file that registers Triton kernels</source>
+        <translation>载入注册了 Triton 内核的 Python 文件</translation>
+    </message>
+    <message>
+        <source>Export plot…</source>
+        <translation>导出图…</translation>
+    </message>
+    <message>
+        <source>Save the throughput or sweep plot as PNG / SVG</source>
+        <translation>把吞吐量图或扫描图保存为 PNG / SVG</translation>
+    </message>
+    <message>
+        <source>Export grid view…</source>
+        <translation>导出网格视图…</translation>
+    </message>
+    <message>
+        <source>Save the program grid and tile maps as PNG / SVG</source>
+        <translation>把程序网格和分块图保存为 PNG / SVG</translation>
+    </message>
+    <message>
+        <source>Export history…</source>
+        <translation>导出历史…</translation>
+    </message>
+    <message>
+        <source>Save every run as CSV or JSON</source>
+        <translation>把全部运行保存为 CSV 或 JSON</translation>
+    </message>
+    <message>
+        <source>Run timeout…</source>
+        <translation>运行超时…</translation>
+    </message>
+    <message>
+        <source>How long a run may take before the worker is restarted</source>
+        <translation>一次运行最长可用多久，超时则重启工作进程</translation>
+    </message>
+    <message>
+        <source>Reset layout</source>
+        <translation>重置布局</translation>
+    </message>
+    <message>
+        <source>Put every panel back where it started</source>
+        <translation>把所有面板放回初始位置</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>Close Tilescope</source>
+        <translation>关闭 Tilescope</translation>
+    </message>
+    <message>
+        <source>Actions</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Programs:</source>
+        <translation>程序：</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Which programs Trace records (empty: all of them).
+A:B — program ids A to B−1 (e.g. 0:256)
+x0:x1,y0:y1 — a box of a 2-D grid (e.g. 0:8,0:4)
+The other programs do not run under the tracer; their elements show as not recorded.</source>
+        <translation>“追踪”记录哪些程序（留空：全部）。
+A:B — 程序编号 A 到 B−1（例如 0:256）
+x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
+其余程序不在追踪器下运行，它们的元素显示为未记录。</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>could not read the run history: {why}</source>
+        <translation>无法读取运行历史：{why}</translation>
+    </message>
+    <message>
+        <source>starting worker…</source>
+        <translation>正在启动工作进程…</translation>
+    </message>
+    <message>
+        <source>Open kernel file</source>
+        <translation>打开内核文件</translation>
+    </message>
+    <message>
+        <source>Python files (*.py);;All files (*)</source>
+        <translation>Python 文件 (*.py);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Export plot</source>
+        <translation>导出图</translation>
+    </message>
+    <message>
+        <source>plot</source>
+        <translation>图</translation>
+    </message>
+    <message>
+        <source>Nothing to export: trace the kernel first.</source>
+        <translation>没有可导出的内容：请先追踪内核。</translation>
+    </message>
+    <message>
+        <source>Export grid view</source>
+        <translation>导出网格视图</translation>
+    </message>
+    <message>
+        <source>grid view</source>
+        <translation>网格视图</translation>
+    </message>
+    <message>
+        <source>Could not export the history: {error}</source>
+        <translation>无法导出历史：{error}</translation>
+    </message>
+    <message>
+        <source>exported {n} runs to {path}</source>
+        <translation>已把 {n} 次运行导出到 {path}</translation>
+    </message>
+    <message>
+        <source>Run {n}</source>
+        <translation>运行 {n}</translation>
+    </message>
+    <message>
+        <source>backend: GPU</source>
+        <translation>后端：GPU</translation>
+    </message>
+    <message>
+        <source>backend: interpreter (CPU)</source>
+        <translation>后端：解释器（CPU）</translation>
+    </message>
+    <message>
+        <source>No run yet.</source>
+        <translation>尚未运行。</translation>
+    </message>
+    <message>
+        <source>device: {name}</source>
+        <translation>设备：{name}</translation>
+    </message>
+    <message>
+        <source>No compile facts: {why}</source>
+        <translation>没有编译信息：{why}</translation>
+    </message>
+    <message>
+        <source>none reported</source>
+        <translation>未报告</translation>
+    </message>
+    <message>
+        <source>the Programs field is not a window of programs</source>
+        <translation>“程序”栏不是有效的程序范围</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Throughput / Sweep</source>
+        <translation>吞吐量 / 扫描</translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation>历史</translation>
+    </message>
+    <message>
+        <source>Compile</source>
+        <translation>编译</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>源码</translation>
+    </message>
+    <message>
+        <source>Correctness</source>
+        <translation>正确性</translation>
+    </message>
+    <message>
+        <source>Lessons</source>
+        <translation>课程</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG vector image (*.svg)</source>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg)</translation>
+    </message>
+    <message>
+        <source>Could not export the {what}: {error}</source>
+        <translation>无法导出{what}：{error}</translation>
+    </message>
+    <message>
+        <source>Export history</source>
+        <translation>导出历史</translation>
+    </message>
+    <message>
+        <source>CSV table (*.csv);;JSON (*.json)</source>
+        <translation>CSV 表格 (*.csv);;JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>Could not save the settings in {path} ({why}); they are kept for this session only.</source>
+        <extracomment>the window&apos;s size before the user&apos;s geometry is restored (the default dock sizes follow it)</extracomment>
+        <translation>无法把设置保存到 {path}（{why}）；这些设置只在本次会话中有效。</translation>
+    </message>
+    <message>
+        <source>Run timeout</source>
+        <translation>运行超时</translation>
+    </message>
+    <message>
+        <source>Seconds a run or trace may take before the worker is restarted:</source>
+        <translation>一次运行或追踪最多可用的秒数，超时则重启工作进程：</translation>
+    </message>
+</context>
+<context>
+    <name>MessageBanner</name>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Details…</source>
+        <translation>详情…</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+</context>
+<context>
     <name>ParamPanel</name>
     <message>
         <source>GPU</source>
@@ -1252,6 +1899,422 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     <message>
         <source>default: {value}</source>
         <translation>默认值：{value}</translation>
+    </message>
+</context>
+<context>
+    <name>RooflineView</name>
+    <message>
+        <source>No runs yet.</source>
+        <translation>尚无运行。</translation>
+    </message>
+    <message>
+        <source>arithmetic intensity (FLOP / byte)</source>
+        <translation>算术强度（FLOP / 字节）</translation>
+    </message>
+    <message>
+        <source>attained TFLOP/s</source>
+        <translation>实测 TFLOP/s</translation>
+    </message>
+    <message>
+        <source>roofs (measured peaks)</source>
+        <translation>屋顶线（实测峰值）</translation>
+    </message>
+    <message>
+        <source>runs</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>sweep points</source>
+        <translation>扫描点</translation>
+    </message>
+    <message>
+        <source>best of the sweep</source>
+        <translation>本次扫描最佳</translation>
+    </message>
+    <message>
+        <source>intensity {i:.3g} FLOP/byte, {t:.3g} TFLOP/s</source>
+        <translation>强度 {i:.3g} FLOP/字节，{t:.3g} TFLOP/s</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>{pct:.0f}% of the {bound} roof ({cap:.3g} TFLOP/s)</source>
+        <translation>达到{bound}屋顶的 {pct:.0f}%（{cap:.3g} TFLOP/s）</translation>
+    </message>
+    <message>
+        <source>interpreter wall clock, not GPU speed</source>
+        <translation>解释器墙钟时间，不代表 GPU 速度</translation>
+    </message>
+    <message>
+        <source>click: load these values into the parameters</source>
+        <translation>单击：把这组值载入参数面板</translation>
+    </message>
+    <message>
+        <source>copy {gbps:,.0f} GB/s</source>
+        <translation>拷贝 {gbps:,.0f} GB/s</translation>
+    </message>
+    <message>
+        <source>matmul {tflops:,.0f} TFLOP/s</source>
+        <translation>矩阵乘 {tflops:,.0f} TFLOP/s</translation>
+    </message>
+    <message>
+        <source>No runs yet: run the kernel (or sweep it) to place it on the roofline.</source>
+        <translation>尚无运行：运行（或扫描）内核，把它放到屋顶线图上。</translation>
+    </message>
+    <message>
+        <source>{runs} runs, {sweep} sweep points</source>
+        <translation>{runs} 次运行，{sweep} 个扫描点</translation>
+    </message>
+    <message>
+        <source>{n} not placed (failed, untimed, or no FLOP model)</source>
+        <translation>{n} 个未放置（失败、未计时或没有 FLOP 模型）</translation>
+    </message>
+    <message>
+        <source>roofs measured on this device: copy {gbps:,.0f} GB/s, matmul {tflops:,.0f} TFLOP/s, ridge at {ridge:.3g} FLOP/byte</source>
+        <translation>本设备实测屋顶线：拷贝 {gbps:,.0f} GB/s，矩阵乘 {tflops:,.0f} TFLOP/s，拐点 {ridge:.3g} FLOP/字节</translation>
+    </message>
+    <message>
+        <source>roofs unavailable: no measured peaks (the interpreter has no GPU; a GPU run measures the copy bandwidth and matmul rate) — points sit at interpreter wall clock, not GPU speed</source>
+        <translation>无屋顶线：没有实测峰值（解释器没有 GPU；在 GPU 上运行会测量拷贝带宽和矩阵乘速率）— 各点按解释器墙钟时间放置，不代表 GPU 速度</translation>
+    </message>
+</context>
+<context>
+    <name>Session</name>
+    <message>
+        <source>CPU (Triton interpreter)</source>
+        <translation>CPU（Triton 解释器）</translation>
+    </message>
+    <message>
+        <source>Trace of {kernel} ({values}): grid {grid}, {n} programs recorded</source>
+        <translation>{kernel} 的追踪（{values}）：网格 {grid}，记录了 {n} 个程序</translation>
+    </message>
+    <message>
+        <source>Trace of {kernel} ({values}): grid {grid}, {n} program recorded</source>
+        <translation>{kernel} 的追踪（{values}）：网格 {grid}，记录了 {n} 个程序</translation>
+    </message>
+    <message>
+        <source>the parameters changed since: Trace again to update</source>
+        <translation>参数已改动：再次追踪以更新</translation>
+    </message>
+    <message>
+        <source>no program (never written)</source>
+        <translation>无程序（从未写入）</translation>
+    </message>
+    <message>
+        <source>several programs</source>
+        <translation>多个程序</translation>
+    </message>
+    <message>
+        <source>program {w} ({where})</source>
+        <translation>程序 {w}（{where}）</translation>
+    </message>
+    <message>
+        <source>{name}: give at least one value</source>
+        <translation>{name}：至少给出一个值</translation>
+    </message>
+</context>
+<context>
+    <name>StatusStrip</name>
+    <message>
+        <source>worker: {state}</source>
+        <translation>工作进程：{state}</translation>
+    </message>
+    <message>
+        <source>starting</source>
+        <extracomment>the worker&apos;s states (``app.client.STATES``) as the status bar says them: &quot;worker: ready&quot;</extracomment>
+        <translation>启动中</translation>
+    </message>
+    <message>
+        <source>ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>busy</source>
+        <translation>忙碌</translation>
+    </message>
+    <message>
+        <source>crashed</source>
+        <translation>已崩溃</translation>
+    </message>
+    <message>
+        <source>restarting</source>
+        <translation>重启中</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>starting worker…</source>
+        <translation>正在启动工作进程…</translation>
+    </message>
+    <message>
+        <source>backend: —</source>
+        <translation>后端：—</translation>
+    </message>
+    <message>
+        <source>device: —</source>
+        <translation>设备：—</translation>
+    </message>
+    <message>
+        <source>worker: stopped</source>
+        <translation>工作进程：已停止</translation>
+    </message>
+</context>
+<context>
+    <name>SweepDialog</name>
+    <message>
+        <source>Sweep {title}</source>
+        <extracomment>more points than this make an interpreter sweep take minutes: the dialog says so</extracomment>
+        <translation>扫描 {title}</translation>
+    </message>
+    <message>
+        <source>Run every combination of one or two parameters; the others keep the values in the parameter panel. Points stream into the Sweep plot as they finish.</source>
+        <translation>运行一个或两个参数的所有组合；其他参数沿用参数面板中的值。每个点完成后即显示在扫描图中。</translation>
+    </message>
+    <message>
+        <source>Parameter</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Second parameter (heatmap)</source>
+        <translation>第二个参数（热力图）</translation>
+    </message>
+    <message>
+        <source>values, comma-separated, e.g. 64, 128, 256</source>
+        <translation>取值，用逗号分隔，例如 64, 128, 256</translation>
+    </message>
+    <message>
+        <source>parameter</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>values</source>
+        <translation>取值</translation>
+    </message>
+    <message>
+        <source>Sweep a second parameter too</source>
+        <translation>同时扫描第二个参数</translation>
+    </message>
+    <message>
+        <source>Run sweep</source>
+        <translation>开始扫描</translation>
+    </message>
+    <message>
+        <source>{name} is chosen twice: pick two different parameters</source>
+        <translation>{name} 被选了两次：请选两个不同的参数</translation>
+    </message>
+    <message>
+        <source>{n} points.</source>
+        <translation>{n} 个点。</translation>
+    </message>
+    <message>
+        <source>{n} point.</source>
+        <translation>{n} 个点。</translation>
+    </message>
+    <message>
+        <source>{bad} of them break a rule of the kernel and will show as failed ({why}).</source>
+        <translation>其中 {bad} 个违反内核的规则，将显示为失败（{why}）。</translation>
+    </message>
+    <message>
+        <source>That is many points: under the interpreter this can take minutes (Cancel with Esc keeps the points done so far).</source>
+        <translation>点很多：在解释器下可能要几分钟（按 Esc 取消会保留已完成的点）。</translation>
+    </message>
+</context>
+<context>
+    <name>SweepHeatmap</name>
+    <message>
+        <source>No sweep yet.</source>
+        <translation>尚未扫描。</translation>
+    </message>
+    <message>
+        <source>best over the other axes</source>
+        <translation>其他轴上的最佳值</translation>
+    </message>
+    <message>
+        <source>a slice at…</source>
+        <translation>某个切片…</translation>
+    </message>
+    <message>
+        <source>x:</source>
+        <translation>x 轴：</translation>
+    </message>
+    <message>
+        <source>y:</source>
+        <translation>y 轴：</translation>
+    </message>
+    <message>
+        <source>cells:</source>
+        <translation>格子：</translation>
+    </message>
+    <message>
+        <source>no point here (not run yet, or removed by a constraint)</source>
+        <translation>此处没有点（尚未运行，或被约束移除）</translation>
+    </message>
+    <message>
+        <source>the best over the others:</source>
+        <translation>其他轴上的最佳：</translation>
+    </message>
+    <message>
+        <source>slice:</source>
+        <translation>切片：</translation>
+    </message>
+    <message>
+        <source>no figure — {why}</source>
+        <translation>无数值 — {why}</translation>
+    </message>
+    <message>
+        <source>median {m:.4g} ms [p20 {lo:.4g}, p80 {hi:.4g}], {n} reps</source>
+        <translation>中位数 {m:.4g} ms [p20 {lo:.4g}, p80 {hi:.4g}]，{n} 次重复</translation>
+    </message>
+    <message>
+        <source>★ best cell</source>
+        <translation>★ 最佳格子</translation>
+    </message>
+    <message>
+        <source>click: load these values into the parameters</source>
+        <translation>单击：把这组值载入参数面板</translation>
+    </message>
+    <message>
+        <source>ms (interpreter wall clock)</source>
+        <translation>ms（解释器墙钟时间）</translation>
+    </message>
+    <message>
+        <source>{unit} (bright: better)</source>
+        <translation>{unit}（越亮越好）</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>pruned</source>
+        <translation>已剪枝</translation>
+    </message>
+    <message>
+        <source>no time</source>
+        <translation>无时间</translation>
+    </message>
+    <message>
+        <source>, each cell the best over {names}</source>
+        <translation>，每格取 {names} 上的最佳值</translation>
+    </message>
+    <message>
+        <source>, slice at {values}</source>
+        <translation>，切片位于 {values}</translation>
+    </message>
+    <message>
+        <source>{where}{how} · {unit}</source>
+        <translation>{where}{how} · 指标 {unit}</translation>
+    </message>
+    <message>
+        <source>best {value} at {values}</source>
+        <translation>最佳 {value}，位于 {values}</translation>
+    </message>
+    <message>
+        <source>interpreter wall clock, not GPU speed</source>
+        <translation>解释器墙钟时间，不代表 GPU 速度</translation>
+    </message>
+</context>
+<context>
+    <name>SweepTable</name>
+    <message>
+        <source>Save @triton.autotune…</source>
+        <extracomment>export name -&gt; (button text, file name, file filter)</extracomment>
+        <translation>保存 @triton.autotune…</translation>
+    </message>
+    <message>
+        <source>Save triton_op module…</source>
+        <translation>保存 triton_op 模块…</translation>
+    </message>
+    <message>
+        <source>No sweep yet.</source>
+        <translation>尚未扫描。</translation>
+    </message>
+    <message>
+        <source>saved {what} to {path}</source>
+        <translation>已把 {what} 保存到 {path}</translation>
+    </message>
+    <message>
+        <source>Write the sweep&apos;s {kind} export to a file</source>
+        <translation>把扫描的 {kind} 导出写入文件</translation>
+    </message>
+    <message>
+        <source>A tune sweep with a passing point makes this export</source>
+        <translation>有通过点的调优扫描才会生成此导出</translation>
+    </message>
+    <message>
+        <source>{n} points</source>
+        <translation>{n} 个点</translation>
+    </message>
+    <message>
+        <source>{n} pruned before compiling</source>
+        <translation>{n} 个在编译前被剪枝</translation>
+    </message>
+    <message>
+        <source>{n} failed</source>
+        <translation>{n} 个失败</translation>
+    </message>
+    <message>
+        <source>{n} removed by constraints</source>
+        <translation>{n} 个被约束移除</translation>
+    </message>
+    <message>
+        <source>{rate:.0f} configs/minute</source>
+        <translation>每分钟 {rate:.0f} 个配置</translation>
+    </message>
+    <message>
+        <source>interpreter wall clock, not GPU speed</source>
+        <translation>解释器墙钟时间，不代表 GPU 速度</translation>
+    </message>
+    <message>
+        <source>running… (ranked by first measurements until the sweep ends)</source>
+        <translation>运行中…（扫描结束前按首次测量排序）</translation>
+    </message>
+    <message>
+        <source>Save export</source>
+        <translation>保存导出</translation>
+    </message>
+    <message>
+        <source>could not save: {why}</source>
+        <translation>无法保存：{why}</translation>
+    </message>
+</context>
+<context>
+    <name>SweepTabs</name>
+    <message>
+        <source>Heatmap</source>
+        <translation>热力图</translation>
+    </message>
+    <message>
+        <source>Sweep three or more parameters (Sweep…, Add a parameter) to see any two of them here.</source>
+        <translation>扫描三个或更多参数（扫描…，添加参数），即可在此查看其中任意两个。</translation>
+    </message>
+    <message>
+        <source>Ranking</source>
+        <translation>排名</translation>
+    </message>
+    <message>
+        <source>Run a sweep to rank its points.</source>
+        <translation>运行一次扫描，为各点排名。</translation>
+    </message>
+    <message>
+        <source>Roofline</source>
+        <translation>屋顶线</translation>
+    </message>
+    <message>
+        <source>Run the kernel to place it on the roofline.</source>
+        <translation>运行内核，把它放到屋顶线图上。</translation>
+    </message>
+    <message>
+        <source>This sweep has {n} parameters: see the Heatmap (any two of them) and Ranking tabs.</source>
+        <translation>本次扫描有 {n} 个参数：请看“热力图”（任意两个参数）和“排名”标签页。</translation>
     </message>
 </context>
 <context>
@@ -1454,6 +2517,93 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     <message>
         <source>PNG image (*.png);;SVG vector image (*.svg)</source>
         <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg)</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineView</name>
+    <message>
+        <source>SM</source>
+        <extracomment>wave colours, cycled (neighbouring waves differ)</extracomment>
+        <translation>SM 编号</translation>
+    </message>
+    <message>
+        <source>time since the first program started (µs)</source>
+        <translation>自第一个程序开始的时间（µs）</translation>
+    </message>
+    <message>
+        <source>No GPU timeline yet: trace on the GPU with the timeline on.</source>
+        <translation>尚无 GPU 时间线：在 GPU 上打开时间线进行追踪。</translation>
+    </message>
+    <message>
+        <source>program {pid} on SM {sm}: {start:.1f}–{end:.1f} µs</source>
+        <translation>程序 {pid} 在 SM {sm} 上：{start:.1f}–{end:.1f} µs</translation>
+    </message>
+</context>
+<context>
+    <name>TuneSweepDialog</name>
+    <message>
+        <source>Run every combination of the parameters below; the others keep the values in the parameter panel. One or two parameters fill the Sweep plot; more, or a constraint, make a tune sweep: ranked with their spread (Ranking tab), shown two axes at a time (Heatmap tab), with @triton.autotune and triton_op exports.</source>
+        <translation>运行下列参数的所有组合；其他参数沿用参数面板中的值。一两个参数显示在扫描图中；更多参数或加了约束则是调优扫描：按离散程度排名（“排名”标签页），每次显示两个轴（“热力图”标签页），并可导出 @triton.autotune 和 triton_op。</translation>
+    </message>
+    <message>
+        <source>More parameters (a tune sweep)</source>
+        <translation>更多参数（调优扫描）</translation>
+    </message>
+    <message>
+        <source>Add a parameter</source>
+        <translation>添加参数</translation>
+    </message>
+    <message>
+        <source>Constraints (one per line; points where one is false are not run)</source>
+        <translation>约束（每行一个；任一约束不成立的点不运行）</translation>
+    </message>
+    <message>
+        <source>e.g. BLOCK_M * BLOCK_N &lt;= 16384</source>
+        <translation>例如 BLOCK_M * BLOCK_N &lt;= 16384</translation>
+    </message>
+    <message>
+        <source>Tune: re-measure the fastest, rank with their spread, make exports</source>
+        <translation>调优：重新测量最快的几个点，按离散程度排名，生成导出</translation>
+    </message>
+    <message>
+        <source>values, comma-separated</source>
+        <translation>取值，用逗号分隔</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>{name} is chosen twice: pick different parameters</source>
+        <translation>{name} 被选了两次：请选不同的参数</translation>
+    </message>
+    <message>
+        <source>{name} has no effect under the interpreter: every value would time the same program. Sweep it on a GPU, or give it one value.</source>
+        <translation>{name} 在解释器下无效：每个值计时的都是同一个程序。请在 GPU 上扫描它，或只给一个值。</translation>
+    </message>
+    <message>
+        <source>{n} points.</source>
+        <translation>{n} 个点。</translation>
+    </message>
+    <message>
+        <source>{n} point.</source>
+        <translation>{n} 个点。</translation>
+    </message>
+    <message>
+        <source>{n} combinations removed by the constraints.</source>
+        <translation>{n} 个组合被约束移除。</translation>
+    </message>
+    <message>
+        <source>{bad} of them break a rule of the kernel and will show as failed ({why}).</source>
+        <translation>其中 {bad} 个违反内核的规则，将显示为失败（{why}）。</translation>
+    </message>
+    <message>
+        <source>A tune sweep: the fastest three are re-measured, interleaved, and ranked.</source>
+        <translation>调优扫描：最快的三个点会交替重新测量并排名。</translation>
+    </message>
+    <message>
+        <source>That is many points: under the interpreter this can take minutes (Cancel with Esc keeps the points done so far).</source>
+        <translation>点很多：在解释器下可能要几分钟（按 Esc 取消会保留已完成的点）。</translation>
     </message>
 </context>
 <context>

@@ -34,6 +34,7 @@ from views.grid_view.prepare import (
     LIT_STORE,
     MULTI_WRITE,
     PAD,
+    PALE,
     SHARED_READ,
     fold_width,
     prepare_trace,
@@ -78,11 +79,12 @@ def test_prepare_colour_modes_and_their_errors():
 
 
 def test_several_writers_and_several_readers_get_their_own_slots():
-    # breaks if the overlap of two blocks is not marked as a race, or shared reads are
+    # breaks if the overlap of two blocks is not marked as a race, or shared reads are not
+    # drawn in the pale twin of their first reader's colour (program 0 here)
     prep = prepare_trace(demo_overlap())  # blocks of 256 starting 224 apart
     out, x = prep.panel("out_ptr"), prep.panel("x_ptr")
     assert prep.images[out.index].reshape(-1)[230] == MULTI_WRITE
-    assert prep.images[x.index].reshape(-1)[230] == SHARED_READ
+    assert prep.images[x.index].reshape(-1)[230] == prep.prog_slots[0] + PALE != SHARED_READ
 
 
 def test_fold_width_keeps_a_long_vector_roughly_square():

@@ -3,7 +3,6 @@ translation files are complete and compiled, and no view is left half in English
 
 from __future__ import annotations
 
-import html
 import os
 import re
 import string
@@ -14,23 +13,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import (
-    QAbstractButton,
-    QComboBox,
-    QGroupBox,
-    QLabel,
-    QLineEdit,
-    QListWidget,
-    QTableView,
-    QTabWidget,
-    QWidget,
-)
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QWidget
 
 from kernels.lessons.texts import list_lessons
 from views import demo_results as demo
 from views import i18n
 from views.demo import demo_matmul, demo_oob, demo_vector_add
+from views.i18n_check import english_words, visible_texts
 
 ROOT = Path(__file__).resolve().parents[2]
 TS = i18n.ts_path("zh_CN")
@@ -123,57 +113,7 @@ def test_the_ts_file_holds_every_marked_word_and_the_qm_is_compiled_from_it(tmp_
 
 
 # ------------------------------------------------------------------------------ no English left
-#: words allowed to stay in Latin letters: names, units and the notation of formulas
-PROPER = {"Triton", "torch", "NaN", "Inf", "SMs", "GB", "TFLOP", "ms", "atol", "rtol", "dtype", "ref", "out",
-          "max", "rms", "pid", "py", "ttir", "ttgir", "llir", "ptx", "sass", "Enter", "Shift", "Esc", "Ctrl",
-          "fp16", "bf16", "fp32", "TF32", "warp", "Python"}
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _english_words(text: str, data: list[str]) -> list[str]:
-    plain = html.unescape(re.sub(r"<[^>]+>", " ", text))
-    for d in sorted(data, key=len, reverse=True):
-        plain = plain.replace(d, " ")
-    return [w for w in _WORD.findall(plain) if len(w) > 1 and not (
-        w in PROPER or w.isupper() or "_" in w or any(ch.isdigit() for ch in w))]
-
-
-def _visible_texts(top: QWidget) -> list[tuple[str, str]]:
-    """(what, text) of every label, button, group title, tab, header, placeholder, list and combo
-    item, plot title, axis and legend label that ``top`` shows."""
-    import pyqtgraph as pg
-
-    out = []
-    for w in [top, *top.findChildren(QWidget)]:
-        if w is not top and not w.isVisibleTo(top):
-            continue
-        name = type(w).__name__
-        if isinstance(w, QLabel):
-            out.append((name, w.text()))
-        elif isinstance(w, QAbstractButton):
-            out.append((name, w.text()))
-        elif isinstance(w, QGroupBox):
-            out.append((name, w.title()))
-        elif isinstance(w, QTabWidget):
-            out += [(name, w.tabText(i)) for i in range(w.count())]
-        elif isinstance(w, QLineEdit):
-            out.append((name, w.placeholderText()))
-        elif isinstance(w, QComboBox):
-            out += [(name, w.itemText(i)) for i in range(w.count())]
-        elif isinstance(w, QListWidget):
-            out += [(name, w.item(i).text()) for i in range(w.count())]
-        elif isinstance(w, QTableView):
-            m = w.model()
-            out += [(name, str(m.headerData(c, Qt.Orientation.Horizontal) or "")) for c in range(m.columnCount())]
-        elif isinstance(w, pg.GraphicsView):
-            for it in w.scene().items():
-                if isinstance(it, pg.AxisItem):
-                    out.append(("axis", it.labelText))
-                elif isinstance(it, pg.LabelItem):
-                    out.append(("plot label", it.text))
-                elif isinstance(it, pg.TextItem):
-                    out.append(("plot text", it.toPlainText()))
-    return [(k, t) for k, t in out if t]
+# what is looked at and which Latin words are allowed: views.i18n_check (the window's test uses it too)
 
 
 def _widgets(tmp: Path) -> list[tuple[QWidget, list[str]]]:
@@ -251,9 +191,9 @@ def test_no_view_is_left_in_english_under_the_chinese_translator(qtbot, app):
             qtbot.addWidget(w)
             w.resize(1200, 800)
             w.show()
-            for what, text in _visible_texts(w):
+            for what, text in visible_texts(w):
                 seen += 1
-                words = _english_words(text, data)
+                words = english_words(text, data)
                 if words:
                     found.append(f"{type(w).__name__} {what}: {text[:120]!r} -> {words}")
     assert seen > 250  # the walk sees the views' words (an empty walk would pass anything)
@@ -269,5 +209,5 @@ def test_the_same_walk_finds_english_in_english(qtbot, app):
         for w, data in made:
             qtbot.addWidget(w)
             w.show()
-            words += [x for _, t in _visible_texts(w) for x in _english_words(t, data)]
+            words += [x for _, t in visible_texts(w) for x in english_words(t, data)]
     assert {"Check", "Backend", "Reload", "Programs", "Hints"} <= set(words)

@@ -1,8 +1,14 @@
 """The grid view's drawing surface: one pyqtgraph layout holding the program grid and a tile map
-per tensor, each an ``ImageItem`` of lookup-table slots with an overlay and a cell marker.
+per tensor, each an ``ImageItem`` of lookup-table slots with an overlay, a cell marker and labels.
 
 The plots are made once and reused by every later trace (a new PlotItem costs ~20 ms of GUI
-time, reconfiguring one well under 1 ms); ``layout`` readies them for a new trace in steps.
+time, reconfiguring one well under 1 ms). ``layout`` gives every plot its height from the size
+of the view (the program grid a band on top, 1-D maps full width one under the other, 2-D maps
+side by side); ``fit`` then folds the grid and every map to fill the panel it got (see
+``fold``). Each map keeps pyqtgraph's zoom and pan (wheel, drag, right-drag, the "A" button)
+inside its own extent — never past an edge, so no axis shows a negative index — and maps drawn
+alike (a vector add's x, y and out) zoom together. Labels (pids, reader counts) are placed
+wherever their tile is large enough on screen, again after every zoom.
 """
 
 from __future__ import annotations
@@ -12,69 +18,78 @@ from collections.abc import Iterator
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPen
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QPointF, QRectF, Qt, QTimer
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from views import theme
 
+from .fold import FOLD, WRAP_COLS, WRAP_ROWS, MapFold, fit_grid
 from .lighting import Target, pid_at
 from .palette import OVERLAY_LUT
-from .prepare import PAD, PreparedTrace, is_strip
+from .prepare import CLEAR, DIM, DONE, PAD, PreparedTrace, is_strip
+from .regions import label_boxes, pick_labels
 from .text import grid_title, panel_title
 
 __all__ = ["GridCanvas", "PlotSlot"]
 
+GRID_CELL_MAX = 48  # px: program cells no taller than this
+MAP_MIN_1D, MAP_MIN_2D = 96, 190  # px: the least height of a map before the view scrolls
+LABEL_LIMIT = 300  # labels per plot at most
+
 
 class _IndexAxis(pg.AxisItem):
-    """An axis of cell boundaries: only whole indices get a tick (a fractional row has no index);
-    on the left axis of a folded map a row is labelled with the flat index of its first element
-    (``row_len`` elements per row)."""
+    """An axis of cell boundaries: only whole indices in the map get a tick (a fractional row
+    has no index, nor has a negative one); on the left axis of a folded map a row is labelled
+    with the flat index of its first element (``row_len`` elements per row)."""
 
     def __init__(self, orientation: str, row_len: int = 1, **kw):
         super().__init__(orientation, **kw)
         self.row_len = row_len
+        self.extent = 1 << 62  # cells along the axis: no tick past it
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802 (pyqtgraph's name)
         minVal, maxVal = min(minVal, maxVal), max(minVal, maxVal)  # the axis is inverted
-        lo, hi = math.ceil(max(minVal, 0)), math.floor(maxVal)
+        lo, hi = math.ceil(max(minVal, 0)), math.floor(min(maxVal, self.extent))
         if hi - lo <= 8:
             return [(1.0, [float(v) for v in range(lo, hi + 1)])]
-        return [(sp, vals) for sp, vals in super().tickValues(minVal, maxVal, size) if sp >= 1]
+        return [(sp, [v for v in vals if 0 <= v <= self.extent])
+                for sp, vals in super().tickValues(max(minVal, 0), min(maxVal, self.extent), size) if sp >= 1]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802
         return [f"{int(round(v)) * self.row_len}" for v in values]
 
-    def fit_labels(self, rows: int) -> None:
-        """Fix the width to the widest label ``rows`` rows can get. Left to itself, pyqtgraph
-        widens an axis while painting it to fit the labels it has just drawn, and the layout
-        then moves every plot and paints the whole view again (twice, measured)."""
-        widest = str(max(0, rows - 1) * self.row_len)
+    def fit_labels(self, widest: int) -> None:
+        """Fix the width to the widest label (``widest``, before ``row_len``). Left to itself,
+        pyqtgraph widens an axis while painting it to fit the labels it has just drawn, and the
+        layout then moves every plot and paints the whole view again (twice, measured)."""
+        text = str(max(0, widest) * self.row_len)
         font = self.style.get("tickFont") or self.font()
-        w = QFontMetrics(font).horizontalAdvance(widest)
+        w = QFontMetrics(font).horizontalAdvance(text)
         self.setWidth(w + self.style["tickTextOffset"][0] + max(0, self.style["tickLength"]) + 4)
 
 
 class PlotSlot:
-    """One pyqtgraph plot with an image, an overlay and a cell marker, made once and reused by
-    every later trace; ``configure`` readies it for a new map."""
+    """One pyqtgraph plot with an image, an overlay, a cell marker and a pool of labels, made
+    once and reused by every later trace; ``configure`` readies it for a new map."""
 
-    def __init__(self) -> None:
+    def __init__(self, label_font: QFont) -> None:
         self.left = _IndexAxis("left")
         self.top = _IndexAxis("top")
         # no context menu: the view box's menu alone costs a quarter of a new plot's build time
-        self.plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
-                                axisItems={"left": self.left, "top": self.top})
+        self.vb = pg.ViewBox(enableMenu=False)
+        self.vb.setDefaultPadding(0.0)
+        self.plot = pg.PlotItem(viewBox=self.vb, axisItems={"left": self.left, "top": self.top})
         plot = self.plot
         plot.showAxis("top")
         plot.hideAxis("bottom")
-        plot.hideButtons()
         plot.setMenuEnabled(False)
         plot.invertY(True)
         for axis in (self.left, self.top):
             # no sub-minor ticks: they cost more than half of an axis's paint (1.8 -> 0.8 ms for
             # a 1024-row map, measured), and a map of indices has no use for them
-            axis.setStyle(tickLength=-4, maxTickLevel=1)
+            axis.setStyle(tickLength=-4, maxTickLevel=1, autoExpandTextSpace=False)
+            axis.enableAutoSIPrefix(False)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.overlay = pg.ImageItem(axisOrder="row-major")
         self.overlay.setZValue(5)
@@ -85,36 +100,53 @@ class PlotSlot:
         self.marker.setPen(pen)
         self.marker.setZValue(10)
         self.marker.hide()
-        for item in (self.image, self.overlay, self.marker):
-            plot.addItem(item)
+        plot.addItem(self.image)
+        for item in (self.overlay, self.marker):
+            plot.addItem(item, ignoreBounds=True)
         self.scatter: pg.ScatterPlotItem | None = None  # the program grid's OOB marks
-        self._sizes = (plot.minimumHeight(), plot.preferredHeight(), plot.maximumHeight(),
-                       plot.minimumWidth())
+        self.labels: list[pg.TextItem] = []
+        self.label_font = label_font
+        self.n_labels = 0
+        self._label_cells = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # (rows, cols) under the labels
+        self._label_dark = np.zeros(0, bool)  # the colour under each label is dark (no overlay)
+        self._label_white = np.zeros(0, bool)  # each label is drawn white now
+        self._overlay: np.ndarray | None = None
+        self._label_extent = (0, 0)
+        self.extent = (1, 1)  # (rows, cols) of the image drawn
 
-    def configure(self, title: str, row_len: int, lock: bool, rows: int) -> None:
-        plot = self.plot
-        plot.setTitle(title)
+    def configure(self, title: str, row_len: int, rows: int, cols: int) -> None:
+        self.plot.setTitle(title)
         self.left.row_len = row_len
         for axis in (self.left, self.top):
             axis.setTicks(None)  # also drops the cached tick picture (row_len may have changed)
-        self.left.fit_labels(rows)
-        plot.showAxis("left")
-        plot.setAspectLocked(lock)
-        lo, pref, hi, min_w = self._sizes
-        plot.setMinimumHeight(lo)
-        plot.setPreferredHeight(pref)
-        plot.setMaximumHeight(hi)
-        plot.setMinimumWidth(min_w)
+        self.left.fit_labels(rows - 1)
+        self.plot.showAxis("left")
+        self.plot.setAspectLocked(False)
+        self.set_extent(rows, cols)
         self.overlay.hide()
         self.marker.hide()
 
+    def set_extent(self, rows: int, cols: int) -> None:
+        """The image is rows × cols cells: the view may zoom into it and pan across it, never
+        out past its edges; the whole of it is shown (pyqtgraph's auto-range, so its "A"
+        button brings it back after a zoom)."""
+        rows, cols = max(1, int(rows)), max(1, int(cols))
+        self.extent = (rows, cols)
+        self.left.extent, self.top.extent = rows, cols
+        self.vb.setLimits(xMin=0, xMax=cols, yMin=0, yMax=rows, maxXRange=cols, maxYRange=rows,
+                          minXRange=min(cols, 1.0), minYRange=min(rows, 1.0))
+        self.vb.setRange(xRange=(0, cols), yRange=(0, rows), padding=0, disableAutoRange=False)
+        self.vb.enableAutoRange()
+
     def show_overlay(self, image: np.ndarray | None) -> None:
         """Draw overlay slots ``image`` over the map (None: no overlay)."""
+        self._overlay = image
         if image is None:
             self.overlay.hide()
-            return
-        self.overlay.setImage(image, levels=(0, 255), lut=OVERLAY_LUT, autoLevels=False)
-        self.overlay.show()
+        else:
+            self.overlay.setImage(image, levels=(0, 255), lut=OVERLAY_LUT, autoLevels=False)
+            self.overlay.show()
+        self._colour_labels()
 
     def show_marker(self, row: int | None, col: int = 0, width: float | None = None) -> None:
         """Outline cell (row, col) (None: no marker); ``width``: the pen's, if it changes."""
@@ -128,11 +160,63 @@ class PlotSlot:
             self.marker.setPen(pen)
         self.marker.show()
 
+    def px_per_cell(self) -> tuple[float, float]:
+        """Screen pixels per image cell now (x, y)."""
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        return self.vb.width() / max(x1 - x0, 1e-9), self.vb.height() / max(y1 - y0, 1e-9)
+
+    def set_labels(self, texts: list[str], xs: np.ndarray, ys: np.ndarray, dark: np.ndarray) -> None:
+        """Show labels ``texts`` at image points (xs, ys), white on ``dark`` cells, black
+        elsewhere (and on cells the overlay fades); hide the rest of the pool."""
+        while len(self.labels) < len(texts):
+            label = pg.TextItem(anchor=(0.5, 0.5))
+            label.setFont(self.label_font)
+            label.setZValue(8)
+            self.plot.addItem(label, ignoreBounds=True)
+            self.labels.append(label)
+        rows, cols = self.extent
+        self._label_extent = (rows, cols)
+        self._label_cells = (np.clip(np.asarray(ys, np.float64).astype(np.int64), 0, rows - 1),
+                             np.clip(np.asarray(xs, np.float64).astype(np.int64), 0, cols - 1))
+        self._label_dark = np.asarray(dark, bool)
+        self._label_white = np.zeros(len(texts), bool)
+        for label, text, x, y in zip(self.labels, texts, xs, ys, strict=False):
+            label.setText(text, color="#000000")
+            label.setPos(float(x), float(y))
+            label.show()
+        for label in self.labels[len(texts): self.n_labels]:
+            label.hide()
+        self.n_labels = len(texts)
+        self._colour_labels()
+
+    def _colour_labels(self) -> None:
+        """White text on dark cells and on the tints of a selection, black on light cells and
+        on cells the overlay fades."""
+        white = self._label_dark
+        ov = self._overlay
+        # labels placed for another extent (a refold since) wait for their own update
+        if ov is not None and white.size and ov.shape == self._label_extent:
+            under = ov[self._label_cells]
+            white = np.where(under == DIM, False, np.where((under >= 1) & (under < CLEAR), True, white))
+            white &= under != DONE
+        for i in np.flatnonzero(white != self._label_white):
+            self.labels[i].setColor("#ffffff" if white[i] else "#000000")
+        self._label_white = white.copy()
+
+    def label_texts(self) -> list[str]:
+        return [self.labels[i].toPlainText() for i in range(self.n_labels)]
+
 
 def _fix_height(item: pg.GraphicsWidget, h: int) -> None:
     item.setMinimumHeight(h)
     item.setPreferredHeight(h)
     item.setMaximumHeight(h)
+
+
+def _dark(lut: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """bool per slot: a dark colour (white text on it), by Rec. 601 luma."""
+    rgb = lut[np.asarray(slots, np.int64), :3].astype(np.float64)
+    return rgb @ np.array([0.299, 0.587, 0.114]) <= 140
 
 
 class GridCanvas:
@@ -144,103 +228,129 @@ class GridCanvas:
         self.glw.setMinimumSize(420, 320)
         self.prog: PlotSlot | None = None
         self.slots: list[PlotSlot] = []
-        self._label_pool: list[pg.TextItem] = []  # pid labels inside small grids' cells
-        self._cell_labels: list[pg.TextItem] = []
         self._placed: list[tuple] = []  # the plots in the layout: (plot, row, col, colspan)
+        self._prep: PreparedTrace | None = None
+        self._lut: np.ndarray | None = None
+        self._z = 0
+        font = QFont(self.glw.font())
+        font.setPointSizeF(max(6.5, font.pointSizeF() * 0.85))
+        self._label_font = font
+        fm = QFontMetrics(font)
+        self._char_px, self._line_px = fm.horizontalAdvance("0") * 1.05, fm.height()
+        self._label_timer = QTimer(self.glw)  # labels after a zoom: once per event-loop turn
+        self._label_timer.setSingleShot(True)
+        self._label_timer.setInterval(0)
+        self._label_timer.timeout.connect(self.update_labels)
 
     # ------------------------------------------------------------------ the plot pool
     def make_slot(self) -> None:
         """Make one more reusable plot: the program grid's first (it also holds the OOB marks)."""
-        slot = PlotSlot()
+        slot = PlotSlot(self._label_font)
         if self.prog is None:
             scatter = pg.ScatterPlotItem(symbol="x", size=11, pen=pg.mkPen(theme.FAIL, width=2),
                                          brush=pg.mkBrush(theme.FAIL))
             scatter.setZValue(20)
-            slot.plot.addItem(scatter)
+            slot.plot.addItem(scatter, ignoreBounds=True)
             slot.scatter = scatter
             self.prog = slot
         else:
             self.slots.append(slot)
+        slot.vb.sigRangeChanged.connect(lambda *_: self._label_timer.start())
+        slot.vb.sigResized.connect(lambda *_: self._label_timer.start())
 
     def n_plots(self) -> int:
         return len(self.slots) + (self.prog is not None)
 
-    def _cell_label(self, i: int) -> pg.TextItem:
-        while len(self._label_pool) <= i:
-            label = pg.TextItem(anchor=(0.5, 0.5))
-            label.setZValue(8)
-            self._label_pool.append(label)
-        return self._label_pool[i]
-
     # ------------------------------------------------------------------ layout
-    def _layout_program_grid(self, prep: PreparedTrace, ncols: int) -> None:
-        small = prep.grows <= 3  # a short grid: stretched cells, its row only as tall as needed
-        labelled = prep.grows * prep.gw <= 64  # few cells: write each pid inside its cell
-        ps = self.prog
-        ps.configure(grid_title(prep), prep.gw if prep.folded_grid and not small else 1, lock=not small,
-                     rows=prep.grows)
-        plot = ps.plot
-        for label in self._cell_labels:
-            plot.removeItem(label)
-        self._cell_labels = []
-        if prep.gw <= 32:  # a tick per cell, centred, labelled with x (or pid along a fold)
-            plot.getAxis("top").setTicks([[(c + 0.5, str(c)) for c in range(prep.gw)]])
-        if not prep.folded_grid and prep.grows <= 32:
-            plot.getAxis("left").setTicks([[(r + 0.5, str(r)) for r in range(prep.grows)]])
-        elif prep.folded_grid and prep.grows == 1:
-            plot.hideAxis("left")
-        if labelled:
-            for r in range(prep.grows):
-                for c in range(prep.gw):
-                    label = self._cell_label(len(self._cell_labels))
-                    label.setPos(c + 0.5, r + 0.5)
-                    plot.addItem(label)
-                    self._cell_labels.append(label)
-        if small:
-            _fix_height(plot, 62 + 44 * prep.grows)
-            plot.setRange(xRange=(0, prep.gw), yRange=(0, prep.grows), padding=0.02)
+    def _grid_height(self, prep: PreparedTrace, width: int, height: int) -> int:
+        """Pixel height of the program grid's plot: square-ish cells, a band of about a third
+        of the view at most, a short grid only as tall as its rows need."""
+        inner_w = max(60, width - 80)
+        cap = max(40, min(340, int(0.26 * height)) - 56)
+        gx, gy, _ = prep.trace.grid
+        if prep.folded_grid:
+            gw = fit_grid(prep.P, inner_w, cap)
+            rows = math.ceil(prep.P / gw)
+            cell = min(inner_w / gw, cap / rows, GRID_CELL_MAX)
         else:
-            plot.setMinimumHeight(220)
-            plot.setPreferredHeight(360)
-            plot.setMaximumHeight(420)
-            # the range the image will need, set now: left to auto-ranging, it is found during
-            # the first paint, which then paints everything a second time
-            plot.setRange(xRange=(0, prep.gw), yRange=(0, prep.grows))
+            rows = gy
+            cell = min(cap / gy, GRID_CELL_MAX)
+        return 56 + max(26, int(rows * cell))
 
-    def layout(self, prep: PreparedTrace) -> Iterator[None]:
-        """Title, size and range every plot for ``prep`` and lay them out; yields between plots
-        (a few ms each; all of it at once was 20–50 ms for a first trace)."""
-        blocks = [p for p in prep.panels if not is_strip(p)]
-        ncols = max(1, min(3, len(blocks)))
-        self._layout_program_grid(prep, ncols)
-        placed: list[tuple[pg.PlotItem, int, int, int]] = [(self.prog.plot, 0, 0, ncols)]
-        row, col = 1, 0
-        for p, slot in zip(prep.panels, self.slots, strict=False):
+    def _map_rows(self, prep: PreparedTrace) -> tuple[list[list[int]], int]:
+        """The maps' rows of the layout (panel indices) and the columns a 2-D row has: a 1-D map
+        alone on a full-width row, 2-D maps up to three a row, balanced (4 maps: 2 + 2)."""
+        two_d = [p.index for p in prep.panels if not is_strip(p)]
+        ncols = max(1, math.ceil(len(two_d) / math.ceil(len(two_d) / 3))) if two_d else 1
+        rows: list[list[int]] = []
+        current: list[int] = []
+        for p in prep.panels:
+            if is_strip(p):
+                if current:
+                    rows.append(current)
+                    current = []
+                rows.append([p.index])
+            else:
+                current.append(p.index)
+                if len(current) == ncols:
+                    rows.append(current)
+                    current = []
+        if current:
+            rows.append(current)
+        return rows, ncols
+
+    def _map_heights(self, prep: PreparedTrace, rows: list[list[int]], room: int) -> list[int]:
+        """Pixel height of each row of maps: a short 1-D map as tall as its few rows need, the
+        others share ``room`` (a 2-D row twice what a 1-D one gets), none below its minimum."""
+        fixed: dict[int, int] = {}
+        weights: dict[int, float] = {}
+        for i, row in enumerate(rows):
+            p = prep.panels[row[0]]
+            if is_strip(p):
+                blocks = math.ceil(p.numel / max(p.block, 1))
+                if blocks <= 6:
+                    fixed[i] = 62 + 24 * max(1, blocks)
+                else:
+                    weights[i] = 1.0
+            else:
+                weights[i] = 2.2
+        left = max(0, room - sum(fixed.values()))
+        total_w = sum(weights.values()) or 1.0
+        heights = []
+        for i, row in enumerate(rows):
+            if i in fixed:
+                heights.append(fixed[i])
+            else:
+                least = MAP_MIN_1D if is_strip(prep.panels[row[0]]) else MAP_MIN_2D
+                heights.append(max(least, int(left * weights[i] / total_w)))
+        return heights
+
+    def layout(self, prep: PreparedTrace, width: int, height: int) -> Iterator[None]:
+        """Title, size and place every plot for ``prep`` in a view of ``width`` × ``height``
+        pixels; yields between plots (a few ms each). ``fit`` follows, once the layout has
+        given every plot its size."""
+        self._prep = prep
+        spacing = 6
+        grid_h = self._grid_height(prep, width, height)
+        rows, ncols = self._map_rows(prep)
+        # what the layout adds around the plots (margins, the frame) is not exactly known: 16 px
+        # spare, so a view that fits does not get a scroll bar for a few pixels
+        heights = self._map_heights(prep, rows, height - grid_h - spacing * (len(rows) + 1) - 16)
+        ps = self.prog
+        ps.configure(grid_title(prep), 1, prep.grows, prep.gw)
+        _fix_height(ps.plot, grid_h)
+        ps.plot.setMinimumWidth(0)
+        placed: list[tuple[pg.PlotItem, int, int, int]] = [(ps.plot, 0, 0, ncols)]
+        for r, (row, h) in enumerate(zip(rows, heights, strict=True), start=1):
             yield
-            strip = is_strip(p)
-            slot.configure(panel_title(p, theme.FAIL), p.cols if p.folded else 1, lock=not strip, rows=p.rows)
-            plot = slot.plot
-            if strip:
-                # a short vector is a full-width strip, as tall as its rows need; squeezable to
-                # 10 px a row before the view scrolls
-                plot.setMinimumHeight(62 + min(10 * p.rows, 60))
-                plot.setPreferredHeight(62 + 24 * p.rows)
-                plot.setMaximumHeight(62 + 24 * p.rows)
-                plot.setRange(xRange=(0, p.cols), yRange=(0, p.rows), padding=0.01)
-                if col:
-                    row, col = row + 1, 0
-                placed.append((plot, row, 0, ncols))
-                row += 1
-                continue
-            plot.setMinimumHeight(200)
-            plot.setRange(xRange=(0, p.cols), yRange=(0, p.rows))
-            # never narrower than its title (a title is not wrapped: it would be cut off), nor
-            # than 160 px (too small to hover an element)
-            plot.setMinimumWidth(max(160, int(plot.titleLabel.item.boundingRect().width()) + 12))
-            placed.append((plot, row, col, 1))
-            col += 1
-            if col >= ncols:
-                row, col = row + 1, 0
+            for c, i in enumerate(row):
+                p, slot = prep.panels[i], self.slots[i]
+                slot.configure(panel_title(p, theme.FAIL), 1, p.rows, p.cols)
+                _fix_height(slot.plot, h)
+                # never narrower than its title (a title is not wrapped: it would be cut off),
+                # nor than 160 px (too small to hover an element)
+                slot.plot.setMinimumWidth(max(160, int(slot.plot.titleLabel.item.boundingRect().width()) + 12))
+                placed.append((slot.plot, r, c, ncols if is_strip(p) else 1))
         if placed != self._placed:
             # (re)filling the layout costs a few ms per plot (pyqtgraph activates the layout on
             # every add): a trace laid out like the last one keeps the plots where they are
@@ -250,31 +360,144 @@ class GridCanvas:
             for plot, r, c, span in placed:
                 self.glw.addItem(plot, row=r, col=c, colspan=span)
             self._placed = placed
+        self.glw.ci.setSpacing(spacing)
+        total = grid_h + sum(heights) + spacing * (len(rows) + 1) + 16
+        self.glw.setMinimumHeight(max(320, total))
         need = self.glw.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
-        self.glw.setMinimumHeight(max(320, int(need.height()) + 8))
         self.glw.setMinimumWidth(max(420, int(need.width()) + 8))
 
+    def settle(self) -> None:
+        """Apply now what the next paint would (pending layout requests, each view box's range
+        and transform), so that sizes and positions read now are the ones drawn."""
+        for _ in range(2):
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            self.glw.ci.layout.activate()
+        for slot in [self.prog, *self.slots]:
+            if slot is not None:
+                slot.vb.prepareForPaint()
+
+    def fit(self, prep: PreparedTrace) -> bool:
+        """Fold the grid and every map to the size its plot got; True when a fold changed (the
+        images then need drawing again)."""
+        self.settle()
+        vb = self.prog.vb
+        panel_px = [(s.vb.width(), s.vb.height()) for s in self.slots[: len(prep.panels)]]
+        changed = prep.fit((vb.width(), vb.height()), panel_px)
+        self.apply_folds(prep)
+        return changed
+
+    def apply_folds(self, prep: PreparedTrace) -> None:
+        """Titles, axes, extents and zoom links for the folds ``prep`` has now."""
+        self._apply_grid(prep)
+        groups: dict[tuple, PlotSlot] = {}
+        for p, slot in zip(prep.panels, self.slots, strict=False):
+            f = p.fold
+            slot.plot.setTitle(panel_title(p, theme.FAIL))
+            slot.left.row_len = f.chunk if f.kind == FOLD else 1
+            for axis in (slot.left, slot.top):
+                axis.setTicks(None)
+            if f.kind == WRAP_ROWS:
+                slot.top.setTicks([[(k * (f.C + f.gap), f"r{k * f.chunk}") for k in range(f.pieces)], []])
+            elif f.kind == WRAP_COLS:
+                slot.left.setTicks([[(k * (f.R + f.gap), f"c{k * f.chunk}") for k in range(f.pieces)], []])
+            slot.left.fit_labels(f.rows - 1 if f.kind != WRAP_COLS else f.C)
+            if slot.extent != (f.rows, f.cols):
+                slot.set_extent(f.rows, f.cols)
+            # maps drawn alike zoom and pan together (x, y and out of a vector add)
+            lead = groups.setdefault(fold_key(f), slot) if f.kind == FOLD else slot
+            slot.vb.setXLink(lead.vb if lead is not slot else None)
+            slot.vb.setYLink(lead.vb if lead is not slot else None)
+            # one column scale is enough for maps stacked and zoomed together: room for rows
+            slot.plot.showAxis("top", show=lead is slot)
+
+    def _apply_grid(self, prep: PreparedTrace) -> None:
+        ps = self.prog
+        ps.plot.setTitle(grid_title(prep))
+        ps.left.row_len = prep.gw if prep.folded_grid else 1  # a fold's row: its first pid
+        for axis in (ps.left, ps.top):
+            axis.setTicks(None)
+        if prep.gw <= 32:  # a tick per cell, centred, labelled with x (or pid along a fold)
+            ps.top.setTicks([[(c + 0.5, str(c)) for c in range(prep.gw)]])
+        if prep.grows <= 32:
+            ps.left.setTicks([[(r + 0.5, str(r * ps.left.row_len)) for r in range(prep.grows)]])
+        ps.plot.showAxis("left")
+        if prep.folded_grid and prep.grows == 1:
+            ps.plot.hideAxis("left")
+        ps.left.fit_labels(prep.grows - 1)
+        if ps.extent != (prep.grows, prep.gw):
+            ps.set_extent(prep.grows, prep.gw)
+
     # ------------------------------------------------------------------ images
-    def draw_program_grid(self, prep: PreparedTrace, pids: np.ndarray, lut: np.ndarray) -> None:
-        """The cells of program ids ``pids`` [rows, cols] (-1: padding), their pid labels, and a
-        red × on the programs with out-of-bounds lanes."""
+    def draw_program_grid(self, prep: PreparedTrace, pids: np.ndarray, lut: np.ndarray, z: int = 0) -> None:
+        """The cells of program ids ``pids`` [rows, cols] (-1: padding) and a red × on the
+        programs with out-of-bounds lanes; the pid labels follow."""
+        self._prep, self._lut, self._z = prep, lut, z
         slots = np.where(pids >= 0, prep.prog_slots[np.maximum(pids, 0)], PAD).astype(np.uint8)
         self.prog.image.setImage(slots, levels=(0, 255), lut=lut, autoLevels=False)
-        for label, pid, slot in zip(self._cell_labels, pids.reshape(-1), slots.reshape(-1), strict=False):
-            # black on light cells, white on dark ones (Rec. 601 luma)
-            r, g, b, _ = (int(v) for v in lut[slot])
-            label.setText(str(int(pid)) if pid >= 0 else "")
-            label.setColor("#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#ffffff")
         trace = prep.trace
         bad = np.nonzero(np.asarray(trace.stats.n_oob) > 0)[0]
         bad_pids = np.asarray(trace.programs)[bad]
         on = pids.reshape(-1)
         idx = np.nonzero(np.isin(on, bad_pids) & (on >= 0))[0]
-        self.prog.scatter.setData(x=idx % prep.gw + 0.5, y=idx // prep.gw + 0.5)
+        self.prog.scatter.setData(x=idx % pids.shape[1] + 0.5, y=idx // pids.shape[1] + 0.5)
+        self._label_timer.start()
 
     def draw_maps(self, images: list[np.ndarray], lut: np.ndarray) -> None:
+        self._lut = lut
         for slot, img in zip(self.slots, images, strict=False):
             slot.image.setImage(img, levels=(0, 255), lut=lut, autoLevels=False)
+        self._label_timer.start()
+
+    # ------------------------------------------------------------------ labels
+    def update_labels(self) -> None:
+        """Place the labels that fit, on every plot, for the zoom each shows now."""
+        self._label_timer.stop()
+        prep, lut = self._prep, self._lut
+        if prep is None or lut is None or self.prog is None:
+            return
+        self._grid_labels(prep, lut)
+        for p, slot, img in zip(prep.panels, self.slots, prep.images, strict=False):
+            x0, y0, x1, y1, idx = label_boxes(p.regions, p.fold)
+            reg = p.regions
+            # the full label (a pid, or ×readers first–last), else on a smaller tile ×readers alone
+            tiers = [(reg.text_len()[idx], lambda k, idx=idx, reg=reg: reg.text(int(idx[k]))),
+                     (reg.text_len(short=True)[idx], lambda k, idx=idx, reg=reg: reg.text(int(idx[k]), short=True))]
+            self._place(slot, (x0, y0, x1, y1), tiers,
+                        lambda cx, cy, img=img: img[np.clip(cy.astype(np.int64), 0, img.shape[0] - 1),
+                                                    np.clip(cx.astype(np.int64), 0, img.shape[1] - 1)], lut)
+
+    def _grid_labels(self, prep: PreparedTrace, lut: np.ndarray) -> None:
+        pids = prep.grid_pids(self._z)
+        r, c = np.nonzero(pids >= 0)
+        shown = pids[r, c]
+        digits = np.floor(np.log10(np.maximum(shown, 1))).astype(np.int64) + 1
+        self._place(self.prog, (c, r, c + 1, r + 1), [(digits, lambda k: str(int(shown[k])))],
+                    lambda cx, cy: prep.prog_slots[pids[cy.astype(np.int64), cx.astype(np.int64)]], lut)
+
+    def _place(self, slot: PlotSlot, boxes: tuple[np.ndarray, ...], tiers: list, slot_at, lut: np.ndarray) -> None:
+        """Show on ``slot`` the labels whose box holds them at the zoom shown; ``tiers``: (text
+        lengths, text of box k) from the longest text to the shortest, each tried on the boxes
+        the longer ones did not fit."""
+        x0, y0, x1, y1 = boxes
+        if not len(x0) or not slot.plot.isVisible():
+            slot.set_labels([], np.zeros(0), np.zeros(0), np.zeros(0, bool))
+            return
+        (vx0, vx1), (vy0, vy1) = slot.vb.viewRange()
+        sx, sy = slot.px_per_cell()
+        left = np.arange(len(x0))
+        texts, xs, ys = [], [], []
+        for lengths, text_of in tiers:
+            k, cx, cy = pick_labels(x0[left], y0[left], x1[left], y1[left], lengths[left], (vx0, vy0, vx1, vy1),
+                                    sx, sy, self._char_px, self._line_px, LABEL_LIMIT - len(texts))
+            texts += [text_of(int(i)) for i in left[k]]
+            xs.append(cx)
+            ys.append(cy)
+            left = np.delete(left, k)
+            if not left.size or len(texts) >= LABEL_LIMIT:
+                break
+        cx, cy = np.concatenate(xs), np.concatenate(ys)
+        dark = _dark(lut, slot_at(cx, cy)) if len(texts) else np.zeros(0, bool)
+        slot.set_labels(texts, cx, cy, dark)
 
     # ------------------------------------------------------------------ mouse geometry
     def view_point(self, item: pg.ImageItem, x: float, y: float) -> QPoint:
@@ -282,15 +505,30 @@ class GridCanvas:
         # settle now what the next paint would (pending layout requests, the view box's range
         # and transform), so the point is where the mouse will find the cell even when asked
         # right after a trace was applied, before its first paint
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-        vb = item.getViewBox()
-        if isinstance(vb, pg.ViewBox):
-            vb.prepareForPaint()
+        self.settle()
         scene = item.mapToScene(QPointF(x, y))
         return self.glw.mapFromScene(scene)
 
+    def reveal(self, slot: PlotSlot, row: int, col: int, min_px: float = 6.0) -> None:
+        """Zoom and pan ``slot`` so that cell (row, col) is in view and at least ``min_px``
+        pixels on a side (as a learner zooms in to point at one element of a large map)."""
+        self.settle()
+        sx, sy = slot.px_per_cell()
+        (x0, x1), (y0, y1) = slot.vb.viewRange()
+        inside = x0 <= col and col + 1 <= x1 and y0 <= row and row + 1 <= y1
+        if inside and sx >= min_px and sy >= min_px:
+            return
+        rows, cols = slot.extent
+        w = min(cols, max(1.0, (x1 - x0) * min(1.0, sx / min_px)))
+        h = min(rows, max(1.0, (y1 - y0) * min(1.0, sy / min_px)))
+        nx0 = min(max(col + 0.5 - w / 2, 0.0), cols - w)
+        ny0 = min(max(row + 0.5 - h / 2, 0.0), rows - h)
+        slot.vb.setRange(xRange=(nx0, nx0 + w), yRange=(ny0, ny0 + h), padding=0)
+        self.settle()
+
     def hit(self, prep: PreparedTrace, z: int, scene_pos: QPointF) -> Target | None:
-        """The program or element under scene point ``scene_pos``."""
+        """The program or element under scene point ``scene_pos`` — at whatever zoom, the cell
+        the point falls in (the image's own inverse transform, no rounding on the way)."""
         if self.prog.plot.vb.sceneBoundingRect().contains(scene_pos):
             pt = self.prog.image.mapFromScene(scene_pos)
             pid = pid_at(prep, z, math.floor(pt.y()), math.floor(pt.x()))
@@ -298,8 +536,11 @@ class GridCanvas:
         for p, slot in zip(prep.panels, self.slots, strict=False):
             if slot.plot.vb.sceneBoundingRect().contains(scene_pos):
                 pt = slot.image.mapFromScene(scene_pos)
-                r, c = math.floor(pt.y()), math.floor(pt.x())
-                if 0 <= r < p.rows and 0 <= c < p.cols and r * p.cols + c < p.numel:
-                    return ("element", p.index, r * p.cols + c)
-                return None
+                flat = p.flat_at(math.floor(pt.y()), math.floor(pt.x()))
+                return ("element", p.index, flat) if flat >= 0 else None
         return None
+
+
+def fold_key(f: MapFold) -> tuple:
+    """A hashable key of a fold's shape (maps drawn alike share it)."""
+    return (f.kind, f.numel, f.chunk, f.rows, f.cols)

@@ -20,6 +20,15 @@ MAX_GREEDY = 65536
 _STRIDE = 7  # the next colour tried: co-prime with the palette size, so every colour comes up
 
 
+def _distinct(k: np.ndarray) -> np.ndarray:
+    """The distinct values of ``k``, sorted (runs dropped first: a tile's edge repeats one pair
+    cell after cell; a plain sort beats numpy's hashing unique here, measured)."""
+    if k.size > 1:
+        k = k[np.r_[True, k[1:] != k[:-1]]]
+    k = np.sort(k)
+    return k[np.r_[True, k[1:] != k[:-1]]] if k.size > 1 else k
+
+
 def image_pairs(owners: np.ndarray, diagonal: bool = False) -> np.ndarray:
     """int64 [K, 2]: the distinct pairs of different owners (>= 0) of touching cells of the
     image ``owners`` (2-D, -1 or other negatives: no owner)."""
@@ -29,16 +38,19 @@ def image_pairs(owners: np.ndarray, diagonal: bool = False) -> np.ndarray:
     shifts = [(a[:, :-1], a[:, 1:]), (a[:-1, :], a[1:, :])]
     if diagonal:
         shifts += [(a[:-1, :-1], a[1:, 1:]), (a[:-1, 1:], a[1:, :-1])]
-    out = []
+    keys = []
+    base = int(a.max()) + 1
     for u, v in shifts:
-        m = (u >= 0) & (v >= 0) & (u != v)
-        if m.any():
-            out.append(np.stack([u[m], v[m]], axis=1))
-    if not out:
+        m = u != v  # rare: only along tile edges, so filter these few further
+        uu, vv = u[m], v[m]
+        ok = (uu >= 0) & (vv >= 0)
+        if ok.any():
+            lo, hi = np.minimum(uu[ok], vv[ok]), np.maximum(uu[ok], vv[ok])
+            keys.append(_distinct(lo * base + hi))
+    if not keys:
         return np.zeros((0, 2), np.int64)
-    pairs = np.concatenate(out)
-    pairs = np.sort(pairs, axis=1)
-    return np.unique(pairs, axis=0)
+    k = _distinct(np.concatenate(keys))
+    return np.stack([k // base, k % base], axis=1)
 
 
 def assign_colours(n_programs: int, pairs: np.ndarray, n_colours: int) -> np.ndarray:

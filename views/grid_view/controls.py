@@ -26,7 +26,25 @@ from .prepare import COLOR_MODES
 from .state import GridState
 from .text import loop_label, loop_name
 
-__all__ = ["GridControls"]
+__all__ = ["GridControls", "play_button", "show_playing"]
+
+
+def play_button(tooltip: str) -> QToolButton:
+    """A checkable ▶ button (the loop's and the launch order's)."""
+    button = QToolButton()
+    button.setCheckable(True)
+    button.setIcon(button.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
+    button.setToolTip(tooltip)
+    return button
+
+
+def show_playing(button: QToolButton, on: bool) -> None:
+    """Check ``button`` (without a signal) and show ⏸ while playing, ▶ otherwise."""
+    if button.isChecked() != on:
+        with QSignalBlocker(button):
+            button.setChecked(on)
+    icon = QStyle.StandardPixmap.SP_MediaPause if on else QStyle.StandardPixmap.SP_MediaPlay
+    button.setIcon(button.style().standardIcon(icon))
 
 
 class GridControls(QWidget):
@@ -47,10 +65,7 @@ class GridControls(QWidget):
         self._z_spin = QSpinBox()
         self._z_spin.setToolTip(translate("GridView", "Which z layer of the 3-D program grid to draw"))
         self._z_spin.valueChanged.connect(state.set_z)
-        self._play = QToolButton()
-        self._play.setCheckable(True)
-        self._play.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
-        self._play.setToolTip(translate("GridView", "Step through the loop's iterations"))
+        self._play = play_button(translate("GridView", "Step through the loop's iterations"))
         self._play.toggled.connect(state.set_playing)
         self._slider = QSlider(Qt.Orientation.Horizontal)
         self._slider.setToolTip(translate("GridView", "Loop iteration to show (far left: all iterations)"))

@@ -28,7 +28,7 @@ __all__ = ["FOLD", "MapFold", "PLAIN", "WRAP_COLS", "WRAP_ROWS", "fit_1d", "fit_
 PLAIN, FOLD, WRAP_ROWS, WRAP_COLS = "plain", "fold", "wrap rows", "wrap cols"
 #: a 2-D map is stretched (free aspect) until its own aspect is this far from the panel's; past
 #: that it is wrapped
-STRETCH_LIMIT = 4.0
+STRETCH_LIMIT = 6.0
 
 
 def fold_width(numel: int, block: int) -> int:
@@ -162,32 +162,55 @@ def folded(numel: int, chunk: int) -> MapFold:
     return MapFold(FOLD, numel, 1, numel, chunk, max(1, -(-numel // chunk)), chunk)
 
 
+def _score_1d(numel: int, block: int, c: int, w: float, h: float) -> float:
+    """How readable rows of ``c`` elements are in a ``w`` × ``h`` pixel panel. While every
+    element can get a cell of two and a half pixels: cells as square as can be. Past that an
+    element is hardly seen alone, and the block is what must read: blocks (a program's
+    elements) as square as can be on screen, cells under a pixel wide or tall penalised."""
+    rows = -(-numel // c)
+    cw, ch = w / c, h / rows
+    if numel * 6.25 <= w * h:
+        return abs(math.log(cw / ch))
+    bw, bh = (w * block / c, ch) if c >= block else (w, ch * block / c)
+    return abs(math.log(bw / bh)) + sum(math.log(1.0 / x) for x in (cw, ch) if x < 1.0)
+
+
 def fit_1d(numel: int, block: int, width_px: float, height_px: float) -> MapFold:
     """The fold of a 1-D tensor of ``numel`` elements accessed in blocks of ``block`` that best
-    fills a panel of ``width_px`` × ``height_px``: rows of a multiple of the block, or of a
-    power-of-two part of it when one block is wider than the panel; no size: ``fold_width``."""
+    fills a panel of ``width_px`` × ``height_px`` (see ``_score_1d``): rows of a multiple of the
+    block, or of a power-of-two part of it when one block is wider than the panel; no size:
+    ``fold_width``."""
     block = max(1, int(block))
     if width_px <= 0 or height_px <= 0:
         return folded(numel, min(numel, fold_width(numel, block)) if numel else 1)
     if numel <= block:
         return folded(numel, max(numel, 1))
-    aspect = width_px / height_px
-    ideal = math.sqrt(numel * aspect)  # the row length of square cells
-    cands = {block * k for k in (math.floor(ideal / block), math.ceil(ideal / block)) if k >= 1}
-    cands.add(block)
+    n_blocks = -(-numel // block)
+    ks = {1}
+    for ideal in (math.sqrt(numel * width_px / height_px) / block,  # square cells
+                  math.sqrt(width_px * n_blocks / height_px)):  # square blocks
+        ks |= {max(1, math.floor(ideal)), max(1, math.ceil(ideal))}
+        rows = n_blocks / max(ideal, 1)
+        ks |= {-(-n_blocks // r) for r in (math.floor(rows), math.ceil(rows)) if r >= 1}  # no needless padding
+    cands = {min(block * k, numel) for k in ks}
     part = block
     while part > width_px and part % 2 == 0 and part > 1:  # a block wider than the panel: split it
         part //= 2
         cands.add(part)
-    cands = {min(c, numel) for c in cands}
-    best = min(sorted(cands), key=lambda c: _score(c, -(-numel // c), aspect))
+    best = min(sorted(cands), key=lambda c: _score_1d(numel, block, c, width_px, height_px))
     return folded(numel, best)
 
 
 def _wrap_candidates(length: int, block: int, ideal: float, extra: tuple[int, ...]) -> set[int]:
+    """Piece lengths worth trying: multiples of the block near ``ideal``, the pieces of the
+    piece counts near ``length / ideal`` made even (rounded up to whole blocks), and ``extra``."""
     block = max(1, min(int(block), length))
     m = ideal / block
     cands = {block * k for k in (math.floor(m), math.ceil(m), 2 ** max(0, round(math.log2(max(m, 1))))) if k >= 1}
+    for k in (math.floor(length / ideal), math.ceil(length / ideal)):
+        if k >= 2:
+            piece = math.ceil(length / k)
+            cands.add(math.ceil(piece / block) * block)
     cands |= {e for e in extra if 0 < e < length}
     return {c for c in cands if c < length}
 

@@ -2,10 +2,11 @@
 
 A *target* is what the mouse is on: ``("program", pid)`` or ``("element", panel, flat)`` (a
 logical flat index into the tensor of panel ``panel``). The *selection* is the pinned target,
-else the hovered one (see ``state.GridState``). Given a ``PreparedTrace``, the selection and the
-loop step shown, these functions answer which elements and programs are lit (``LIT_LOAD`` /
-``LIT_STORE`` bits), the overlay images the widget draws over the maps, and the source line of
-the selected access.
+else the hovered one (see ``state.GridState``). Given a ``PreparedTrace``, the selection, the
+loop step shown and the wave played, these functions answer which elements and programs are lit
+(``LIT_LOAD`` / ``LIT_STORE`` bits, and ``LIT_TARGET`` for the tile a program's loop step works
+towards: matmul's C tile, stored after the K loop), the overlay images the widget draws over the
+maps, and the source line of the selected access.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import numpy as np
 
 from kernels.data.grid import program_xyz
 
-from .prepare import CLEAR, DIM, LIT_LOAD, LIT_STORE, Panel, PreparedTrace
+from .prepare import CLEAR, DIM, DONE, LIT_LOAD, LIT_STORE, LIT_TARGET, Panel, PreparedTrace
 
 __all__ = [
     "Target", "access_line", "cell_of", "element_lanes", "in_slice", "panel_flags", "panel_overlay",
-    "pid_at", "program_events", "program_flags", "program_overlay", "slice_pids",
+    "pid_at", "program_events", "program_flags", "program_overlay", "programs_events", "slice_pids",
+    "target_events",
 ]
 
 Target = tuple  # ("program", pid) | ("element", panel index, flat index)
@@ -28,6 +30,22 @@ def program_events(p: Panel, pid: int, step: int | None) -> np.ndarray:
     """Panel event positions of program ``pid`` (of loop step ``step`` only, unless None)."""
     js = np.arange(p.prog_ptr[pid], p.prog_ptr[pid + 1])
     return js if step is None else js[p.ev_step[js] == step]
+
+
+def programs_events(p: Panel, pids: np.ndarray, step: int | None) -> np.ndarray:
+    """Panel event positions of all programs ``pids`` (of loop step ``step`` only, unless None)."""
+    pids = np.asarray(pids, np.int64)
+    starts, ends = p.prog_ptr[pids], p.prog_ptr[pids + 1]
+    n = ends - starts
+    js = np.repeat(starts - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
+    return js if step is None else js[p.ev_step[js] == step]
+
+
+def target_events(p: Panel, pid: int) -> np.ndarray:
+    """Panel event positions of program ``pid``'s stores outside every loop: the tile its loop
+    works towards (matmul's C tile, stored once the K loop is done)."""
+    js = np.arange(p.prog_ptr[pid], p.prog_ptr[pid + 1])
+    return js[p.ev_outside[js] & ((p.ev_kind[js] & LIT_STORE) != 0)]
 
 
 def element_lanes(p: Panel, flat: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -48,9 +66,13 @@ def _lit(n: int, where: np.ndarray, kind: np.ndarray) -> np.ndarray:
     return flags
 
 
-def panel_flags(p: Panel, sel: Target | None, step: int | None) -> np.ndarray | None:
-    """uint8 [numel]: lit bits of panel ``p``'s elements; None when nothing is lit there."""
-    if sel is None and step is None:
+def panel_flags(p: Panel, sel: Target | None, step: int | None,
+                wave: np.ndarray | None = None) -> np.ndarray | None:
+    """uint8 [numel]: lit bits of panel ``p``'s elements; None when nothing is lit there. With a
+    program selected at a loop step, its stores after the loop are lit too (``LIT_TARGET``);
+    with nothing selected, the programs of the wave played (``wave``: their pids) light what
+    they touch."""
+    if sel is None and step is None and wave is None:
         return None
     if sel is not None and sel[0] == "element":
         if sel[1] != p.index:
@@ -58,21 +80,37 @@ def panel_flags(p: Panel, sel: Target | None, step: int | None) -> np.ndarray | 
         flags = np.zeros(p.numel, np.uint8)
         flags[sel[2]] = np.bitwise_or.reduce(element_lanes(p, sel[2])[1], initial=0)
         return flags
-    js = program_events(p, sel[1], step) if sel is not None else np.nonzero(p.ev_step == step)[0]
+    if sel is not None:
+        js = program_events(p, sel[1], step)
+    elif wave is not None:
+        js = programs_events(p, wave, step)
+    else:
+        js = np.nonzero(p.ev_step == step)[0]
     el, kind = p.lanes_of_events(js)
-    return _lit(p.numel, el, kind)
+    flags = _lit(p.numel, el, kind)
+    if sel is not None and step is not None:
+        target, _ = p.lanes_of_events(target_events(p, sel[1]))
+        flags[target] |= LIT_TARGET
+    return flags
 
 
-def program_flags(prep: PreparedTrace, sel: Target | None, step: int | None) -> np.ndarray | None:
-    """uint8 [P]: lit bits of the programs (those that touched the selected element, or ran the
-    loop step shown); None when no program is lit."""
+def program_flags(prep: PreparedTrace, sel: Target | None, step: int | None,
+                  wave: np.ndarray | None = None) -> np.ndarray | None:
+    """uint8 [P]: lit bits of the programs (those that touched the selected element, ran the
+    loop step shown, or run in the wave played); None when no program is lit."""
     if sel is not None and sel[0] == "element":
         progs, kinds, _ = element_lanes(prep.panels[sel[1]], sel[2])
         return _lit(prep.P, progs, kinds)
-    if sel is None and step is not None:
-        at = prep.ev_step == step
+    if sel is None and (step is not None or wave is not None):
         ev = prep.trace.events
-        return _lit(prep.P, ev.program[at], prep.ev_kind[at])
+        at = np.ones(len(ev), bool) if step is None else prep.ev_step == step
+        if wave is not None:
+            at &= np.isin(ev.program, wave)
+        flags = _lit(prep.P, ev.program[at], prep.ev_kind[at])
+        if wave is not None:  # a program of the wave that touched nothing (at this step) is lit all the same
+            w = np.asarray(wave, np.int64)
+            flags[w[flags[w] == 0]] = LIT_LOAD
+        return flags
     return None
 
 
@@ -85,11 +123,16 @@ def panel_overlay(p: Panel, flags: np.ndarray, sel: Target | None) -> np.ndarray
     return ov
 
 
-def program_overlay(pids: np.ndarray, prog_flags: np.ndarray, sel: Target | None) -> np.ndarray:
-    """uint8 [rows, cols] overlay slots of the program grid (``pids`` from ``slice_pids``)."""
+def program_overlay(pids: np.ndarray, prog_flags: np.ndarray, sel: Target | None,
+                    done: np.ndarray | None = None) -> np.ndarray:
+    """uint8 [rows, cols] overlay slots of the program grid (``pids`` from ``slice_pids``); with
+    no selection, lit programs keep their colours (a loop step, a wave) and ``done`` (bool [P]:
+    the programs of waves already run) are half faded."""
     f = np.where(pids >= 0, prog_flags[np.maximum(pids, 0)], 0)
-    if sel is None:  # a loop step alone: the programs that ran it keep their colours
+    if sel is None:  # a loop step or a wave alone: the programs that run it keep their colours
         f = np.where(f > 0, CLEAR, 0)
+        if done is not None:
+            f = np.where((f == 0) & (pids >= 0) & done[np.maximum(pids, 0)], DONE, f)
     return np.where(pids < 0, CLEAR, np.where(f > 0, f, DIM)).astype(np.uint8)
 
 
@@ -124,12 +167,7 @@ def access_line(prep: PreparedTrace, sel: Target | None, hover: Target | None, s
 # -------------------------------------------------------------------- program grid geometry
 def slice_pids(prep: PreparedTrace, z: int) -> np.ndarray:
     """int64 [rows, cols] of pids drawn in the program grid (-1 for fold padding)."""
-    gx, gy, _ = prep.trace.grid
-    if prep.folded_grid:
-        flat = np.full(prep.grows * prep.gw, -1, np.int64)
-        flat[:gx] = np.arange(gx)
-        return flat.reshape(prep.grows, prep.gw)
-    return (z * gx * gy + np.arange(gx * gy)).reshape(gy, gx)
+    return prep.grid_pids(z)
 
 
 def cell_of(prep: PreparedTrace, pid: int) -> tuple[int, int, int]:
@@ -148,5 +186,6 @@ def pid_at(prep: PreparedTrace, z: int, row: int, col: int) -> int | None:
     """The program drawn at (row, col) of slice ``z``; None off the grid or on fold padding."""
     if not (0 <= row < prep.grows and 0 <= col < prep.gw):
         return None
-    pid = int(slice_pids(prep, z)[row, col])
-    return pid if pid >= 0 else None
+    gx, gy, _ = prep.trace.grid
+    pid = row * prep.gw + col if prep.folded_grid else z * gx * gy + row * gx + col
+    return pid if pid < prep.P else None

@@ -16,36 +16,45 @@ from ..i18n import translate
 from .prepare import (
     ACCUMULATED,
     DIM,
+    DONE,
     FIRST,
     LIT_LOAD,
     LIT_STORE,
+    LIT_TARGET,
     MULTI_WRITE,
     N_CATEGORICAL,
     N_SEQ,
     NOT_RECORDED,
     PAD,
+    PALE,
     SHARED_READ,
     UNTOUCHED,
+    WRITTEN_ONLY,
 )
 
-__all__ = ["OVERLAY_LUT", "legend_html", "lut_colour", "mode_lut"]
+__all__ = ["CATEGORICAL", "OVERLAY_LUT", "legend_html", "lut_colour", "mode_lut"]
 
 SPECIAL = {
-    PAD: "#d9d9d9",  # no element: the fold's padding past the end of a 1-D tensor
+    PAD: "#d9d9d9",  # no element: the fold's padding past the end of a 1-D tensor, a wrap's gap
     UNTOUCHED: theme.MASKED,  # never loaded nor stored (masked lanes land here)
     MULTI_WRITE: "#e0201b",  # stored by several programs: a race unless they agree
-    SHARED_READ: "#56616d",  # loaded by several programs: reuse, not a bug
+    SHARED_READ: "#56616d",  # loaded by several programs (when no first reader has a colour)
     NOT_RECORDED: "#6e6e6e",  # program outside the recorded window
     ACCUMULATED: "#0f7b6c",  # updated by atomics of several programs: no conflict
+    WRITTEN_ONLY: "#ece6da",  # colour by readers: written, never read
 }
-# 13 categorical colours (a prime count, so a 2-D grid keyed x + 5y never repeats a colour on
-# a neighbour); none is red or grey, which mean "several writers" and "untouched".
-CATEGORICAL = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#bcbd22", "#17becf", "#e377c2",
-               "#8c564b", "#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5", "#f7b6d2"]
+# 20 categorical colours: tab20 without its reds and greys (red means "several writers", grey
+# "untouched"), and four darker ones; the greedy colouring keeps neighbours apart.
+CATEGORICAL = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#bcbd22", "#17becf", "#e377c2", "#8c564b",
+               "#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5", "#dbdb8d", "#9edae5", "#f7b6d2", "#c49c94",
+               "#393b79", "#637939", "#8c6d31", "#7b4173"]
 assert len(CATEGORICAL) == N_CATEGORICAL
+SEQUENTIAL = {"dispatch": "viridis", "readers": "cividis", "masked": "plasma"}
 
-# Overlay slots (RGBA): unlit elements are faded, lit ones tinted by what the selection did.
+# Overlay slots (RGBA): unlit elements are faded, lit ones tinted by what the selection did; the
+# tile a loop step works towards (stored after the loop) a paler store tint.
 TINT = {LIT_LOAD: "#1565c0", LIT_STORE: "#f57c00", LIT_LOAD | LIT_STORE: "#8e24aa"}
+TARGET_TINT = "#f5b041"
 
 
 def _rgba(hex_colour: str, alpha: int = 255) -> tuple[int, int, int, int]:
@@ -56,8 +65,11 @@ def _rgba(hex_colour: str, alpha: int = 255) -> tuple[int, int, int, int]:
 def _overlay_lut() -> np.ndarray:
     lut = np.zeros((256, 4), np.uint8)
     lut[DIM] = (255, 255, 255, 190)
+    lut[DONE] = (255, 255, 255, 105)
+    lut[LIT_TARGET] = _rgba(TARGET_TINT, 200)
     for k, hex_colour in TINT.items():
         lut[k] = _rgba(hex_colour, 215)
+        lut[k | LIT_TARGET] = lut[k]
     return lut
 
 
@@ -65,16 +77,20 @@ OVERLAY_LUT = _overlay_lut()
 
 
 def mode_lut(mode: str) -> np.ndarray:
-    """uint8 [256, 4]: the colour of every slot in colour mode ``mode``."""
+    """uint8 [256, 4]: the colour of every slot in colour mode ``mode`` (and the pale twins of
+    the mode's colours, for elements read by several programs)."""
     lut = np.zeros((256, 4), np.uint8)
     for slot, hex_colour in SPECIAL.items():
         lut[slot] = _rgba(hex_colour)
     if mode in ("program", "wave"):
         colours = np.array([_rgba(h) for h in CATEGORICAL], np.uint8)
     else:
-        cmap = pg.colormap.get("viridis" if mode == "dispatch" else "plasma")
+        cmap = pg.colormap.get(SEQUENTIAL.get(mode, "plasma"))
         colours = cmap.getLookupTable(0.0, 1.0, N_SEQ, alpha=True)
     lut[FIRST: FIRST + len(colours)] = colours
+    pale = colours.astype(np.float64)
+    pale[:, :3] = pale[:, :3] * 0.45 + 255 * 0.55  # mixed with white
+    lut[FIRST + PALE: FIRST + PALE + len(colours)] = np.rint(pale).astype(np.uint8)
     return lut
 
 
@@ -95,15 +111,26 @@ def _ramp(name: str) -> tuple[str, str]:
 def legend_html(mode: str, windowed: bool) -> str:
     """What the colours mean in mode ``mode`` (and "not recorded" for a windowed trace)."""
     sw = _swatch
+    shared = translate("GridView", "read by several programs")
     if mode == "program":
         colour = translate("GridView", "tile colour = the program that stored the element (else the one that "
                                        "loaded it)")
-    elif mode == "dispatch":
+        pale = _swatch("#" + "".join(f"{int(v):02x}" for v in mode_lut(mode)[FIRST + PALE][:3]))
+        shared = translate("GridView", "pale: {shared} (its first reader's colour; label ×readers first–last)"
+                           ).format(shared=shared)
+        shared_swatch = pale
+    else:
+        shared_swatch = sw(SPECIAL[SHARED_READ]) if mode == "readers" else None
+    if mode == "dispatch":
         lo, hi = _ramp("viridis")
         colour = translate("GridView", "colour = dispatch order: first program {lo} → last {hi}").format(lo=lo, hi=hi)
     elif mode == "wave":
         colour = translate("GridView", "colour = the wave a program runs in (programs ÷ (SMs × programs per SM))")
-    else:
+    elif mode == "readers":
+        lo, hi = _ramp("cividis")
+        colour = translate("GridView", "colour = how many programs read the element: 1 {lo} → most {hi} "
+                                       "(a program: the average over what it loads)").format(lo=lo, hi=hi)
+    elif mode == "masked":
         lo, hi = _ramp("plasma")
         colour = translate("GridView", "colour = fraction of the program's lanes masked off: 0% {lo} → 100% {hi}"
                            ).format(lo=lo, hi=hi)
@@ -112,10 +139,18 @@ def legend_html(mode: str, windowed: bool) -> str:
         f"{sw(SPECIAL[UNTOUCHED])} " + translate("GridView", "untouched"),
         f"{sw(SPECIAL[PAD])} " + translate("GridView", "no element (padding)"),
         f"{sw(SPECIAL[MULTI_WRITE])} " + translate("GridView", "written by several programs"),
-        f"{sw(SPECIAL[SHARED_READ])} " + translate("GridView", "read by several programs"),
+    ]
+    if mode == "readers":
+        parts.append(f"{sw(SPECIAL[WRITTEN_ONLY])} " + translate("GridView", "written, never read"))
+    elif shared_swatch is not None:
+        parts.append(f"{shared_swatch} {shared}")
+    else:
+        parts.append(translate("GridView", "{shared}: its first reader's colour, paler").format(shared=shared))
+    parts += [
         f"{sw(SPECIAL[ACCUMULATED])} " + translate("GridView", "atomics of several programs"),
         translate("GridView", "hover: {load} loaded {store} stored {both} both / atomic").format(
-            load=sw(TINT[LIT_LOAD]), store=sw(TINT[LIT_STORE]), both=sw(TINT[LIT_LOAD | LIT_STORE])),
+            load=sw(TINT[LIT_LOAD]), store=sw(TINT[LIT_STORE]), both=sw(TINT[LIT_LOAD | LIT_STORE]))
+        + " " + translate("GridView", "{target} stored after the loop step").format(target=sw(TARGET_TINT)),
     ]
     if windowed:
         parts.append(f"{sw(SPECIAL[NOT_RECORDED])} " + translate("GridView", "not recorded"))

@@ -6,7 +6,9 @@ module-level pure function (in the manner of Orange3's ``run``): the widget runs
 thread and applies the result on the GUI thread, and tests call it with no Qt at all.
 
 The tile maps hold lookup-table *slots* (uint8), not colours: the slot numbers are defined here,
-the colours of each slot in ``palette`` (the Qt side).
+the colours of each slot in ``palette`` (the Qt side). Where each element is drawn is the map's
+``fold`` (``fold.MapFold``): ``prepare_trace`` picks one without knowing the screen, and the
+widget fits the program grid and every map to its panel with ``PreparedTrace.fit``.
 """
 
 from __future__ import annotations
@@ -17,56 +19,54 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kernels.data.grid import program_xyz
 from kernels.data.trace import NO_PROGRAM, OP_ATOMIC, OP_LOAD, OP_STORE, SEVERAL
 
 from ..i18n import QT_TRANSLATE_NOOP
+from .colouring import assign_colours, image_pairs
+from .fold import FOLD, MapFold, fit_1d, fit_2d, fit_grid, fold_width, folded, plain
+from .regions import MapRegions, event_boxes, map_regions
 
 if TYPE_CHECKING:
     from kernels.data.trace import TensorInfo, TensorMaps, Trace
 
 __all__ = [
-    "COLOR_MODES", "LIT_LOAD", "LIT_STORE", "N_CATEGORICAL", "N_SEQ", "Panel", "PreparedTrace",
+    "COLOR_MODES", "LIT_LOAD", "LIT_STORE", "LIT_TARGET", "N_CATEGORICAL", "N_SEQ", "Panel", "PreparedTrace",
     "fold_width", "grid_fold", "is_strip", "prepare_trace", "program_slots",
 ]
 
 COLOR_MODES: dict[str, str] = {  # shown translated (context "GridView")
     "program": QT_TRANSLATE_NOOP("GridView", "by program"),
-    "dispatch": QT_TRANSLATE_NOOP("GridView", "by dispatch order"),
     "wave": QT_TRANSLATE_NOOP("GridView", "by wave"),
+    "dispatch": QT_TRANSLATE_NOOP("GridView", "by launch order"),
+    "readers": QT_TRANSLATE_NOOP("GridView", "by number of readers"),
     "masked": QT_TRANSLATE_NOOP("GridView", "by masked-lane fraction"),
 }
 
-# Bits of a lit element / program: loaded by the selection, stored by it (an atomic sets both).
-LIT_LOAD, LIT_STORE = 1, 2
+# Bits of a lit element / program: loaded by the selection, stored by it (an atomic sets both),
+# and the tile a program's loop step works towards (its stores after the loop: matmul's C tile).
+LIT_LOAD, LIT_STORE, LIT_TARGET = 1, 2, 4
 _KIND_OF_OP = np.zeros(8, np.uint8)
 _KIND_OF_OP[OP_LOAD], _KIND_OF_OP[OP_STORE], _KIND_OF_OP[OP_ATOMIC] = LIT_LOAD, LIT_STORE, 3
 
-# Lookup-table slots shared by every colour mode; the mode's colours start at FIRST.
-PAD, UNTOUCHED, MULTI_WRITE, SHARED_READ, NOT_RECORDED, ACCUMULATED, FIRST = range(7)
-N_CATEGORICAL = 13  # categorical colours (a prime count: see palette.CATEGORICAL)
-N_SEQ = 200  # colours of the sequential maps (dispatch order, masked fraction)
+# Lookup-table slots shared by every colour mode; the mode's colours start at FIRST, and the pale
+# twin of slot FIRST + k (an element read by several programs, drawn in its first reader's colour)
+# is FIRST + PALE + k.
+PAD, UNTOUCHED, MULTI_WRITE, SHARED_READ, NOT_RECORDED, ACCUMULATED, WRITTEN_ONLY, FIRST = range(8)
+N_CATEGORICAL = 20  # categorical colours (program, wave); neighbours never share one (colouring)
+N_SEQ = 120  # colours of the sequential maps (launch order, readers, masked fraction)
+PALE = N_SEQ
 
-# Overlay slots: unlit elements are faded (DIM), cells left as they are CLEAR; a lit one takes
-# its LIT_* bits as its slot.
-DIM, CLEAR = 0, 4
-
-
-def fold_width(numel: int, block: int) -> int:
-    """Row length for drawing a 1-D tensor: one access block per row, doubled while the map would
-    be more than four times taller than wide (a 2M-element vector becomes 2048 rows of 1024)."""
-    w = max(int(block), 1)
-    while numel > 4 * w * w and w < 4096:
-        w *= 2
-    return w
+# Overlay slots: unlit elements are faded (DIM), cells left as they are CLEAR, programs of a wave
+# already run half faded (DONE); a lit one takes its LIT_* bits as its slot.
+DIM, CLEAR, DONE = 0, 8, 9
 
 
 def grid_fold(grid: tuple[int, int, int]) -> tuple[int, int, bool]:
-    """(columns, rows, folded) of the drawn program grid: a 1-D grid folded into rows so 16384
-    programs stay square-ish; a 2-D grid as x by y."""
+    """(columns, rows, folded) of the drawn program grid before it is fitted to a panel: a 1-D
+    grid folded into rows so 16384 programs stay square-ish; a 2-D grid as x by y."""
     gx, gy, gz = grid
     if gy == 1 and gz == 1:
-        gw = gx if gx <= 64 else max(1, math.ceil(math.sqrt(gx)))
+        gw = fit_grid(gx, 0, 0)
         return gw, math.ceil(gx / gw), True
     return gx, gy, False
 
@@ -79,13 +79,15 @@ class Panel:
     info: TensorInfo
     maps: TensorMaps
     who: np.ndarray  # int32 [numel]: writer where written, else reader
-    rows: int
-    cols: int
-    folded: bool
+    fold: MapFold  # where each element is drawn (PreparedTrace.fit changes it)
+    block: int  # lanes of its widest access (a 1-D map is folded in multiples of it)
+    row_block: int  # rows and columns its widest access spans (a 2-D map wraps in multiples)
+    col_block: int
     ev: np.ndarray  # int64 [Et]: event ids touching this tensor, sorted by program (stable)
     ev_prog: np.ndarray  # int32 [Et]
     ev_kind: np.ndarray  # uint8 [Et]: LIT_* bits
     ev_step: np.ndarray  # int32 [Et]: iteration of the stepped loop, -1 outside it
+    ev_outside: np.ndarray  # bool [Et]: outside every loop (matmul's store of C, after the K loop)
     lane_ptr: np.ndarray  # int64 [Et+1]: event j's lanes are elem[lane_ptr[j]:lane_ptr[j+1]]
     elem: np.ndarray  # int32/int64 [Lt]: logical flat indices, grouped by event
     prog_ptr: np.ndarray  # int64 [P+1]: program p's events are ev[prog_ptr[p]:prog_ptr[p+1]]
@@ -93,10 +95,39 @@ class Panel:
     n_oob: int
     several_at: np.ndarray  # int64: elements touched by several programs (who == SEVERAL)
     several_slot: np.ndarray  # uint8: their lookup-table slot (race, accumulated, shared read)
+    several_first: np.ndarray  # int64: the first program that read each of them (-1: written)
+    regions: MapRegions  # own tiles and shared read tiles, for the labels
 
     @property
     def numel(self) -> int:
         return int(self.who.shape[0])
+
+    @property
+    def rows(self) -> int:
+        return self.fold.rows
+
+    @property
+    def cols(self) -> int:
+        return self.fold.cols
+
+    @property
+    def folded(self) -> bool:
+        return self.fold.kind == FOLD
+
+    @property
+    def shape2(self) -> tuple[int, int]:
+        """The tensor as rows × columns (leading dimensions flattened; a 1-D one as one row)."""
+        shape = self.info.shape
+        if len(shape) <= 1:
+            return 1, self.numel
+        return int(np.prod(shape[:-1])), int(shape[-1])
+
+    def fit(self, width_px: float, height_px: float) -> MapFold:
+        """The fold that best fills a panel of that many pixels (see ``fold``)."""
+        if len(self.info.shape) <= 1:
+            return fit_1d(self.numel, self.block, width_px, height_px)
+        extra = (int(self.info.shape[-2]),) if len(self.info.shape) >= 3 else ()
+        return fit_2d(self.shape2, self.row_block, self.col_block, width_px, height_px, extra)
 
     def lanes_of_events(self, js: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(elements, kind bits) of the lanes of panel events ``js`` — vectorized gather."""
@@ -108,25 +139,49 @@ class Panel:
     def events_of_lanes(self, lane_pos: np.ndarray) -> np.ndarray:
         return np.searchsorted(self.lane_ptr, lane_pos, side="right") - 1
 
-    def element_slots(self, prog_slots: np.ndarray) -> np.ndarray:
+    def element_slots(self, prog_slots: np.ndarray, readers_lut: np.ndarray | None = None) -> np.ndarray:
         """uint8 [numel]: every element's lookup-table slot, given every program's slot — one
         gather (``who`` shifted so NO_PROGRAM and SEVERAL index two leading entries) and one
-        scatter for the elements of several programs."""
+        scatter for the elements of several programs; an element read by several programs
+        takes the pale twin of its first reader's colour. ``readers_lut`` (colour by number of
+        readers): the slot of each reader count instead."""
+        if readers_lut is not None:
+            nr = np.minimum(self.maps.n_readers.reshape(-1), readers_lut.shape[0] - 1)
+            out = readers_lut[nr]
+            out[(nr == 0) & (self.maps.n_writes.reshape(-1) > 0)] = WRITTEN_ONLY
+            race = self.several_slot == MULTI_WRITE
+            out[self.several_at[race]] = MULTI_WRITE
+            return out
         ext = np.empty(prog_slots.shape[0] + 2, np.uint8)
         ext[SEVERAL + 2] = ext[NO_PROGRAM + 2] = UNTOUCHED  # SEVERAL's are overwritten below
         ext[2:] = prog_slots
         out = ext[self.who + 2]
         out[self.several_at] = self.several_slot
+        read = self.several_first >= 0
+        if read.any():
+            first = prog_slots[self.several_first[read]].astype(np.int64)
+            out[self.several_at[read]] = np.where(first >= FIRST, first + PALE, SHARED_READ)
         return out
 
+    def owners(self) -> np.ndarray:
+        """int64 [numel]: the program each element is drawn for (its owner, or its first reader
+        when several read it); -1 for none."""
+        own = self.who.astype(np.int64)
+        own[self.several_at] = self.several_first
+        return np.where(own >= 0, own, -1)
+
     def to_image(self, flat_values: np.ndarray, pad_value: int) -> np.ndarray:
-        """A flat per-element uint8 array as the row-major image drawn (fold padded)."""
-        size = self.rows * self.cols
-        if size == flat_values.shape[0]:
-            return flat_values.reshape(self.rows, self.cols)
-        out = np.full(size, pad_value, np.uint8)
-        out[: flat_values.shape[0]] = flat_values
-        return out.reshape(self.rows, self.cols)
+        """A flat per-element array as the row-major image drawn (padding filled in)."""
+        return self.fold.to_image(flat_values, pad_value)
+
+    def cell_of(self, flat: int) -> tuple[int, int]:
+        """(image row, image column) of element ``flat``."""
+        r, c = self.fold.place(flat)
+        return int(r), int(c)
+
+    def flat_at(self, row: int, col: int) -> int:
+        """The element drawn at image cell (row, col); -1 for padding or off the map."""
+        return self.fold.flat_at(row, col)
 
     def multi_index(self, flat: int) -> tuple[int, ...]:
         if not self.info.shape:
@@ -135,9 +190,9 @@ class Panel:
 
 
 def is_strip(p: Panel) -> bool:
-    """Few rows and much wider than tall: drawn as a full-width strip, not a square lost in a
-    panel of its own."""
-    return p.rows <= 16 and (p.folded or p.cols >= 4 * p.rows)
+    """A 1-D map: drawn full width, one under the other, so that the same element of tensors of
+    one length lines up from map to map."""
+    return len(p.info.shape) <= 1
 
 
 @dataclass
@@ -162,13 +217,114 @@ class PreparedTrace:
     loop_steps: list[int]  # iterations of each loop
     prog_slots: np.ndarray  # uint8 [P]: lookup-table slot of each program in ``mode``
     images: list[np.ndarray]  # uint8 [rows, cols] per panel: the tile map in ``mode``
+    colour_key: np.ndarray | None = None  # int64 [P]: categorical colour of each program
+    per_wave: int = 1  # programs that run at once (the wave model ``wave`` follows)
+    order: np.ndarray | None = None  # int64: recorded pids in launch order (None: pid order)
+    max_readers: int = 1
+    _reuse: np.ndarray | None = None  # float64 [P]: mean readers of what each program loads
 
-    def recolour(self, mode: str) -> None:
-        """Program slots and tile-map images for colour mode ``mode``."""
-        self.prog_slots = program_slots(mode, self.trace, self.pos, self.wave, self.folded_grid)
-        self.images = [p.to_image(p.element_slots(self.prog_slots), PAD) for p in self.panels]
+    def recolour(self, mode: str | None = None) -> None:
+        """Program slots and tile-map images for colour mode ``mode`` (None: the current)."""
+        mode = self.mode if mode is None else mode
         self.mode = mode
+        self.prog_slots = program_slots(mode, self)
+        lut = readers_lut(self.max_readers) if mode == "readers" else None
+        self.images = [p.to_image(p.element_slots(self.prog_slots, lut), PAD) for p in self.panels]
 
+    def element_slots(self, p: Panel) -> np.ndarray:
+        """uint8 [numel]: the slots of panel ``p``'s elements in the current mode."""
+        lut = readers_lut(self.max_readers) if self.mode == "readers" else None
+        return p.element_slots(self.prog_slots, lut)
+
+    def reuse(self) -> np.ndarray:
+        """float64 [P]: how many programs, on average, read what each program loads (1: nothing
+        it loads is shared; 0: it loads nothing)."""
+        if self._reuse is None:
+            total, count = np.zeros(self.P), np.zeros(self.P)
+            for p in self.panels:
+                nr = p.maps.n_readers.reshape(-1)[p.elem].astype(np.float64)
+                loads = np.repeat((p.ev_kind & LIT_LOAD) != 0, np.diff(p.lane_ptr))
+                cs = np.concatenate([[0.0], np.cumsum(np.where(loads, nr, 0.0))])
+                cn = np.concatenate([[0.0], np.cumsum(loads)])
+                ends = p.lane_ptr[p.prog_ptr]
+                total += np.diff(cs[ends])
+                count += np.diff(cn[ends])
+            self._reuse = np.divide(total, count, out=np.zeros(self.P), where=count > 0)
+        return self._reuse
+
+    # ------------------------------------------------------------------ fitting to the screen
+    def fit(self, grid_px: tuple[float, float] | None, panel_px: list[tuple[float, float]]) -> bool:
+        """Fold the program grid (a 1-D one) and every map to fill panels of these pixel sizes
+        (width, height; None or 0: leave as is). True when anything moved; the colours are
+        then worked out again (neighbours change) and the images redrawn."""
+        changed = False
+        if grid_px is not None and self.folded_grid and min(grid_px) > 0:
+            gw = fit_grid(self.P, *grid_px)
+            if gw != self.gw:
+                self.gw, self.grows = gw, math.ceil(self.P / gw)
+                changed = True
+        for p, px in zip(self.panels, panel_px, strict=False):
+            if px is None or min(px) <= 0:
+                continue
+            fold = p.fit(*px)
+            if fold != p.fold:
+                p.fold = fold
+                changed = True
+        if changed:
+            self.colour_key = None
+            self.recolour()
+        return changed
+
+    def grid_pids(self, z: int = 0) -> np.ndarray:
+        """int64 [grows, gw]: the pid drawn in every cell of the program grid (-1: padding)."""
+        gx, gy, _ = self.trace.grid
+        if self.folded_grid:
+            flat = np.full(self.grows * self.gw, -1, np.int64)
+            flat[: self.P] = np.arange(self.P)
+            return flat.reshape(self.grows, self.gw)
+        return (z * gx * gy + np.arange(gx * gy)).reshape(gy, gx)
+
+    def colours(self) -> np.ndarray:
+        """int64 [P]: every program's categorical colour, neighbours apart (see ``colouring``)."""
+        if self.colour_key is None:
+            pairs = [np.stack([np.arange(self.P - 1), np.arange(1, self.P)], axis=1)]
+            for z in range(1 if self.folded_grid else self.trace.grid[2]):
+                pairs.append(image_pairs(self.grid_pids(z), diagonal=True))
+            seen: list[tuple[MapFold, np.ndarray]] = []
+            for p in self.panels:
+                owners = p.owners()
+                if any(f == p.fold and np.array_equal(o, owners) for f, o in seen):
+                    continue  # x, y and out of a vector add: one map's neighbours are enough
+                seen.append((p.fold, owners))
+                pairs.append(image_pairs(p.fold.to_image(owners, -1)))
+            self.colour_key = assign_colours(self.P, np.concatenate(pairs), N_CATEGORICAL)
+        return self.colour_key
+
+    # ------------------------------------------------------------------ waves
+    def set_waves(self, per_wave: int, order: np.ndarray | None = None) -> None:
+        """Waves of ``per_wave`` programs, dispatched in ``order`` (recorded pids; None: pid
+        order, as the hardware does); recolours when the colours show waves."""
+        self.per_wave = max(1, int(per_wave))
+        self.order = None if order is None else np.asarray(order, np.int64)
+        programs = np.asarray(self.trace.programs, np.int64)
+        if self.order is None:
+            self.wave = (programs // self.per_wave).astype(np.int32)
+        else:
+            rank = np.empty(self.P, np.int64)
+            rank[self.order] = np.arange(self.order.shape[0])
+            self.wave = (rank[programs] // self.per_wave).astype(np.int32)
+        if self.mode == "wave":
+            self.recolour()
+
+    def wave_programs(self, w: int) -> np.ndarray:
+        """The recorded pids of wave ``w``, in launch order."""
+        order = self.order if self.order is not None else np.asarray(self.trace.programs, np.int64)
+        return order[w * self.per_wave: (w + 1) * self.per_wave]
+
+    def n_waves(self) -> int:
+        return int(np.asarray(self.wave).max()) + 1 if len(self.wave) else 0
+
+    # ------------------------------------------------------------------ loops and lookups
     def select_loop(self, j: int) -> None:
         """Step loop ``j`` (a column of ``iters``): every event's step becomes its iteration."""
         self.ev_step = self.iters[:, j]
@@ -187,41 +343,107 @@ class PreparedTrace:
         raise ValueError(f"no tensor {tensor!r}; the trace has {names}")
 
 
-def program_slots(mode: str, trace: Trace, pos: np.ndarray, wave: np.ndarray, folded_grid: bool) -> np.ndarray:
+def readers_lut(max_readers: int) -> np.ndarray:
+    """uint8 [max_readers + 1]: the slot of each reader count (0: untouched)."""
+    k = np.arange(max(1, int(max_readers)) + 1)
+    span = max(1, int(max_readers) - 1)
+    lut = FIRST + np.rint((np.maximum(k, 1) - 1) * (N_SEQ - 1) / span).astype(np.int64)
+    lut[0] = UNTOUCHED
+    return lut.astype(np.uint8)
+
+
+def program_slots(mode: str, prep: PreparedTrace) -> np.ndarray:
     """uint8 [P]: lookup-table slot of every program in colour mode ``mode``."""
-    P = pos.shape[0]
+    P, trace, pos = prep.P, prep.trace, prep.pos
     pid = np.arange(P)
     recorded = pos >= 0
     at = np.where(recorded, pos, 0)
     if mode == "program":
-        if folded_grid:
-            key = pid
-        else:  # x + 5y + 3z over N_CATEGORICAL (prime) colours: no neighbour shares one
-            x, y, z = program_xyz(pid, trace.grid)
-            key = x + 5 * y + 3 * z
-        slot = FIRST + key % N_CATEGORICAL
+        slot = FIRST + prep.colours()
     elif mode == "dispatch":
         slot = FIRST + (pid * N_SEQ) // max(P, 1)
     elif mode == "wave":
-        slot = FIRST + np.asarray(wave)[at] % N_CATEGORICAL
+        slot = FIRST + np.asarray(prep.wave)[at] % N_CATEGORICAL
+    elif mode == "readers":
+        lut = readers_lut(prep.max_readers).astype(np.int64)
+        reuse = prep.reuse()
+        slot = np.where(reuse > 0, lut[np.clip(np.rint(reuse).astype(np.int64), 1, lut.shape[0] - 1)], UNTOUCHED)
     else:
         frac = np.asarray(trace.stats.masked_fraction, np.float64)[at]
         slot = FIRST + np.rint(np.clip(frac, 0, 1) * (N_SEQ - 1)).astype(np.int64)
     return np.where(recorded, slot, NOT_RECORDED).astype(np.uint8)
 
 
-def _map_layout(info: TensorInfo, lanes: np.ndarray) -> tuple[int, int, bool]:
-    """(rows, cols, folded) of a tensor's tile map; ``lanes``: the lanes of each access to it."""
-    numel = info.numel
-    if len(info.shape) <= 1:
-        block = int(lanes.max()) if lanes.size else 64
-        # one access block per row; a vector shorter than a row is one row
-        cols = max(1, min(fold_width(numel, block if block >= 8 else 64), numel))
-        return max(1, math.ceil(numel / cols)), cols, True
-    return int(np.prod(info.shape[:-1])), int(info.shape[-1]), False
+def _blocks(info: TensorInfo, lanes: np.ndarray, boxes) -> tuple[int, int, int]:
+    """(block, row_block, col_block) of a tensor's accesses: the lanes of the widest (a vector
+    shorter than 8 lanes a block is drawn in rows of 64), the rows and columns one spans."""
+    block = int(lanes.max()) if lanes.size else 64
+    block = block if block >= 8 else 64
+    if len(info.shape) <= 1 or not boxes.n.any():
+        return block, 1, 1
+    live = boxes.n > 0
+    return block, int((boxes.a1 - boxes.a0 + 1)[live].max()), int((boxes.b1 - boxes.b0 + 1)[live].max())
 
 
-def _build_panels(trace: Trace, P: int, kind: np.ndarray, step: np.ndarray) -> list[Panel]:
+def _first_readers(numel: int, elem: np.ndarray, lane_prog: np.ndarray, lane_load: np.ndarray,
+                   several_at: np.ndarray, shared_read: np.ndarray) -> np.ndarray:
+    """int64 [len(several_at)]: the lowest pid that loaded each element of several programs
+    (-1 where it is written: a race or atomics, not a shared read)."""
+    out = np.full(several_at.shape[0], -1, np.int64)
+    if not shared_read.any():
+        return out
+    first = np.full(numel, np.iinfo(np.int32).max, np.int32)
+    # values of the array's own dtype: ufunc.at takes a slow path (50x) when it must cast
+    np.minimum.at(first, elem[lane_load].astype(np.intp), lane_prog[lane_load].astype(np.int32))
+    out[shared_read] = first[several_at[shared_read]]
+    return out
+
+
+def _panel(trace: Trace, t: int, info: TensorInfo, js: np.ndarray, P: int, kind: np.ndarray, iters: np.ndarray,
+           n_oob: int) -> Panel:
+    ev = trace.events
+    n = ev.n_active[js].astype(np.int64)
+    lane_ptr = np.zeros(len(js) + 1, np.int64)
+    np.cumsum(n, out=lane_ptr[1:])
+    gather = np.repeat(ev.lane_start[js] - lane_ptr[:-1], n) + np.arange(int(lane_ptr[-1]))
+    elem = ev.elements[gather]
+    if info.numel < 2**31:
+        elem = elem.astype(np.int32, copy=False)
+    m = trace.maps[t]
+    written = m.n_writes.reshape(-1) > 0
+    who = np.where(written, m.writer.reshape(-1), m.reader.reshape(-1)).astype(np.int32, copy=False)
+    several_at = np.flatnonzero(who == SEVERAL)
+    conflict = m.multiply_written.reshape(-1)[several_at]  # atomics accumulating are no conflict
+    shared_read = ~written[several_at]
+    several_slot = np.where(~shared_read, np.where(conflict, MULTI_WRITE, ACCUMULATED),
+                            SHARED_READ).astype(np.uint8)
+    ops = set(np.unique(ev.op[js]).tolist())
+    role = " + ".join(word for op, word in ((OP_LOAD, "read"), (OP_STORE, "written"),
+                                            (OP_ATOMIC, "atomics")) if op in ops) or "untouched"
+    ev_prog = ev.program[js].astype(np.int32)
+    ev_kind = kind[js]
+    lane_prog = np.repeat(ev_prog, n)
+    lane_load = np.repeat(ev_kind == LIT_LOAD, n)
+    one_d = len(info.shape) <= 1
+    boxes = event_boxes(elem, lane_ptr, None if one_d else int(info.shape[-1]))
+    block, row_block, col_block = _blocks(info, ev.n_active[js] + ev.n_masked[js] + ev.n_oob[js], boxes)
+    lane_who = who[elem]
+    regions = map_regions(boxes, ev_prog, ev_kind == LIT_LOAD, lane_who == lane_prog,
+                          (lane_who == SEVERAL) & ~written[elem], lane_ptr, P, one_d)
+    shape2 = (1, info.numel) if one_d else (int(np.prod(info.shape[:-1])), int(info.shape[-1]))
+    fold = folded(info.numel, fold_width(info.numel, block)) if one_d else plain(shape2)
+    return Panel(
+        index=t, info=info, maps=m, who=who, fold=fold, block=block, row_block=row_block,
+        col_block=col_block, ev=js, ev_prog=ev_prog, ev_kind=ev_kind,
+        ev_step=iters[js, 0] if iters.shape[1] else np.full(len(js), -1, np.int32),
+        ev_outside=(iters[js] < 0).all(axis=1), lane_ptr=lane_ptr,
+        elem=elem, prog_ptr=np.searchsorted(ev_prog, np.arange(P + 1)).astype(np.int64), role=role,
+        n_oob=n_oob, several_at=several_at, several_slot=several_slot,
+        several_first=_first_readers(info.numel, elem, lane_prog, lane_load, several_at, shared_read),
+        regions=regions)
+
+
+def _build_panels(trace: Trace, P: int, kind: np.ndarray, iters: np.ndarray) -> list[Panel]:
     ev = trace.events
     oob_by_tensor: dict[str, int] = {}
     for r in trace.oob:
@@ -232,39 +454,15 @@ def _build_panels(trace: Trace, P: int, kind: np.ndarray, step: np.ndarray) -> l
     panels = []
     for t, info in enumerate(trace.tensors):
         lo, hi = np.searchsorted(tensor_sorted, [t, t + 1])
-        js = order[lo:hi]
-        n = ev.n_active[js].astype(np.int64)
-        lane_ptr = np.zeros(len(js) + 1, np.int64)
-        np.cumsum(n, out=lane_ptr[1:])
-        gather = np.repeat(ev.lane_start[js] - lane_ptr[:-1], n) + np.arange(int(lane_ptr[-1]))
-        elem = ev.elements[gather]
-        if info.numel < 2**31:
-            elem = elem.astype(np.int32, copy=False)
-        m = trace.maps[t]
-        written = m.n_writes.reshape(-1) > 0
-        who = np.where(written, m.writer.reshape(-1), m.reader.reshape(-1)).astype(np.int32, copy=False)
-        several_at = np.flatnonzero(who == SEVERAL)
-        conflict = m.multiply_written.reshape(-1)[several_at]  # atomics accumulating are no conflict
-        several_slot = np.where(written[several_at], np.where(conflict, MULTI_WRITE, ACCUMULATED),
-                                SHARED_READ).astype(np.uint8)
-        ops = set(np.unique(ev.op[js]).tolist())
-        role = " + ".join(word for op, word in ((OP_LOAD, "read"), (OP_STORE, "written"),
-                                                (OP_ATOMIC, "atomics")) if op in ops) or "untouched"
-        rows, cols, folded = _map_layout(info, ev.n_active[js] + ev.n_masked[js] + ev.n_oob[js])
-        ev_prog = ev.program[js].astype(np.int32)
-        panels.append(Panel(
-            index=t, info=info, maps=m, who=who, rows=rows, cols=cols, folded=folded, ev=js,
-            ev_prog=ev_prog, ev_kind=kind[js], ev_step=step[js], lane_ptr=lane_ptr, elem=elem,
-            prog_ptr=np.searchsorted(ev_prog, np.arange(P + 1)).astype(np.int64),
-            role=role, n_oob=oob_by_tensor.get(info.name, 0), several_at=several_at,
-            several_slot=several_slot))
+        panels.append(_panel(trace, t, info, order[lo:hi], P, kind, iters, oob_by_tensor.get(info.name, 0)))
     return panels
 
 
 def prepare_trace(trace: Trace, mode: str = "program") -> PreparedTrace:
     """Precompute what the grid view needs to draw ``trace`` in colour mode ``mode``: events
-    grouped by program and by tensor, per-element owners, the tile-map images. Numpy only (no
-    Qt), so it may run on any thread; the big steps (sorts, gathers) release the GIL."""
+    grouped by program and by tensor, per-element owners, label regions, neighbour-apart
+    colours, the tile-map images. Numpy only (no Qt), so it may run on any thread; the big
+    steps (sorts, gathers) release the GIL."""
     if mode not in COLOR_MODES:
         raise ValueError(f"unknown colour mode {mode!r}; one of {', '.join(COLOR_MODES)}")
     P = trace.n_programs
@@ -282,11 +480,13 @@ def prepare_trace(trace: Trace, mode: str = "program") -> PreparedTrace:
     # stable sort keeps each program's order even if it did not)
     ev_by_prog = np.argsort(ev.program, kind="stable")
     prog_ev_ptr = np.searchsorted(ev.program[ev_by_prog], np.arange(P + 1))
-    panels = _build_panels(trace, P, kind, step)
+    panels = _build_panels(trace, P, kind, iters)
     loop_steps = [int(iters[:, j].max()) + 1 if len(iters) else 0 for j in range(iters.shape[1])]
+    max_readers = max([int(p.maps.n_readers.max()) if p.numel else 1 for p in panels] + [1])
     prep = PreparedTrace(trace=trace, mode=mode, P=P, pos=pos, wave=wave, gw=gw, grows=grows,
                          folded_grid=folded_grid, iters=iters, ev_step=step, ev_kind=kind,
                          ev_by_prog=ev_by_prog, prog_ev_ptr=prog_ev_ptr, panels=panels,
-                         loop_steps=loop_steps, prog_slots=np.zeros(P, np.uint8), images=[])
+                         loop_steps=loop_steps, prog_slots=np.zeros(P, np.uint8), images=[],
+                         per_wave=trace.programs_per_wave, max_readers=max_readers)
     prep.recolour(mode)
     return prep

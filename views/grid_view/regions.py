@@ -75,17 +75,21 @@ class MapRegions:
     def __len__(self) -> int:
         return int(self.pid.shape[0])
 
-    def text(self, i: int) -> str:
+    def text(self, i: int, short: bool = False) -> str:
+        """The label of region ``i``: a pid, or ``×readers first–last`` (``short``: ``×readers``,
+        for a tile too small for the band)."""
         if self.n[i] <= 1:
             return str(int(self.pid[i]))
+        if short:
+            return f"×{int(self.n[i])}"
         return f"×{int(self.n[i])} {int(self.pid[i])}–{int(self.last[i])}"
 
-    def text_len(self) -> np.ndarray:
+    def text_len(self, short: bool = False) -> np.ndarray:
         """Characters of every label (for the fit test, without making the strings)."""
         digits = np.floor(np.log10(np.maximum(self.pid, 1))).astype(np.int64) + 1
         last = np.floor(np.log10(np.maximum(self.last, 1))).astype(np.int64) + 1
         cnt = np.floor(np.log10(np.maximum(self.n, 1))).astype(np.int64) + 1
-        return np.where(self.n <= 1, digits, 3 + cnt + digits + last)
+        return np.where(self.n <= 1, digits, 1 + cnt if short else 3 + cnt + digits + last)
 
 
 def _empty(one_d: bool) -> MapRegions:

@@ -1,7 +1,8 @@
 """The grid view's interaction state, as a small Qt-free model with plain-callback events.
 
 What the learner has chosen — the colour mode, the hovered and the pinned target, the loop
-stepped and the step shown, playback, the z slice of a 3-D grid — lives here, validated; the
+stepped and the step shown, playback, the z slice of a 3-D grid, and the launch order played
+(programs per wave, the order, the wave shown) — lives here, validated; the
 widget and its controls observe the events (as napari's ``_qt`` widgets observe
 ``components``), so a change made by a control, a method call or the play timer is drawn the
 same way. Targets are ``lighting.Target`` tuples.
@@ -37,7 +38,8 @@ class Event:
 
 class GridEvents:
     """``mode(str)``, ``hover(old, new)``, ``pinned(bool)``, ``loop(int)``, ``step(int | None)``,
-    ``playing(bool)``, ``z(int)``."""
+    ``playing(bool)``, ``z(int)``, ``wave(int | None)``, ``waves()`` (programs per wave or the
+    launch order changed)."""
 
     def __init__(self) -> None:
         self.mode = Event()
@@ -47,6 +49,8 @@ class GridEvents:
         self.step = Event()
         self.playing = Event()
         self.z = Event()
+        self.wave = Event()
+        self.waves = Event()
 
 
 class GridState:
@@ -63,6 +67,10 @@ class GridState:
         self.playing = False
         self.z = 0
         self.n_z = 1  # z slices of the grid
+        self.wave: int | None = None  # the wave of the launch order shown; None: not shown
+        self.n_waves = 0
+        self.per_wave = 0  # programs that run at once (0: the trace's SMs × programs per SM)
+        self.order = "recorded"  # the launch order played: "recorded" or "row-major"
 
     # ------------------------------------------------------------------ a new trace
     def reset(self, loop_steps: list[int], n_z: int) -> None:
@@ -75,6 +83,8 @@ class GridState:
         self.playing = False
         self.z = 0
         self.n_z = max(1, int(n_z))
+        if self.wave is not None:
+            self.wave = 0
 
     @property
     def n_steps(self) -> int:
@@ -156,3 +166,28 @@ class GridState:
             raise ValueError(f"unknown colour mode {mode!r}; one of {', '.join(COLOR_MODES)}")
         self.mode = mode
         self.events.mode.emit(mode)
+
+    # ------------------------------------------------------------------ the launch order
+    def set_waves(self, per_wave: int | None = None, order: str | None = None) -> None:
+        """Programs that run at once (``per_wave``: SMs × programs per SM) and the launch order
+        played (``"recorded"``: the kernel's own; ``"row-major"``: by output tile, row by row)."""
+        if per_wave is not None:
+            if int(per_wave) < 1:
+                raise ValueError(f"a wave holds at least one program, not {per_wave}")
+            self.per_wave = int(per_wave)
+        if order is not None:
+            if order not in ("recorded", "row-major"):
+                raise ValueError(f"unknown launch order {order!r}; recorded or row-major")
+            self.order = order
+        self.events.waves.emit()
+
+    def set_wave(self, wave: int | None) -> None:
+        """Show wave ``wave`` of the launch order (None: the launch order is not shown)."""
+        if wave is not None and not 0 <= wave < max(self.n_waves, 1):
+            raise ValueError(f"wave {wave} outside 0..{max(self.n_waves, 1) - 1}")
+        self.wave = wave
+        self.events.wave.emit(wave)
+
+    def advance_wave(self) -> None:
+        """The next wave of playback, wrapping around."""
+        self.set_wave(0 if self.wave is None or self.n_waves == 0 else (self.wave + 1) % self.n_waves)

@@ -12,7 +12,8 @@ from kernels.data.grid import program_xyz
 from kernels.data.trace import OOB_OUTSIDE_VIEW, OP_NAMES, SEVERAL, OOBRecord, Trace
 
 from ..i18n import QT_TRANSLATE_NOOP, translate
-from .lighting import Target, element_lanes, program_events
+from .fold import WRAP_COLS, WRAP_ROWS
+from .lighting import Target, element_lanes, program_events, target_events
 from .prepare import LIT_LOAD, LIT_STORE, Panel, PreparedTrace, is_strip
 
 __all__ = [
@@ -70,23 +71,45 @@ def loop_label(trace: Trace | None, loop_steps: list[int], loop: int, step: int 
     return f"{shown}{where}"
 
 
+def _box_words(p: Panel, el: np.ndarray) -> str:
+    """The span of elements ``el`` (unique) of panel ``p``: rows and columns, or flat indices."""
+    if len(p.info.shape) >= 2:
+        idx = np.unravel_index(el, p.info.shape)
+        return ", ".join(f"{nm} {fmt_range(int(i.min()), int(i.max()))}"
+                         for nm, i in zip(_dim_names(p), idx, strict=True))
+    return translate("GridView", "elements {range}").format(range=fmt_range(int(el.min()), int(el.max())))
+
+
+def _target_line(p: Panel, pid: int) -> str | None:
+    """At a loop step: the tile the program stores after the loop (matmul's C tile), lit too."""
+    el, _ = p.lanes_of_events(target_events(p, pid))
+    if not el.size:
+        return None
+    return (f"  {p.info.name}: " + translate("GridView", "stored after the loop") + f"  {_box_words(p, np.unique(el))}  "
+            + translate("GridView", "(the tile this step works towards)"))
+
+
 def _program_tensor_line(prep: PreparedTrace, p: Panel, pid: int, step: int | None) -> str | None:
     js = program_events(p, pid, step)
     if not js.size:
-        return None
+        return _target_line(p, pid) if step is not None else None
     el, _ = p.lanes_of_events(js)
     ops = sorted({OP_NAMES[o] for o in prep.trace.events.op[p.ev[js]]})
     what = f"{'/'.join(_word(o) for o in ops)} ×{len(js)}"
     if not el.size:
         return f"  {p.info.name}: {what}, " + translate("GridView", "every lane masked")
     uniq = np.unique(el)
-    if len(p.info.shape) >= 2:
-        idx = np.unravel_index(uniq, p.info.shape)
-        ranges = ", ".join(f"{nm} {fmt_range(int(i.min()), int(i.max()))}"
-                           for nm, i in zip(_dim_names(p), idx, strict=True))
-    else:
-        ranges = translate("GridView", "elements {range}").format(range=fmt_range(int(uniq.min()), int(uniq.max())))
+    ranges = _box_words(p, uniq)
     return f"  {p.info.name}: {what}  {ranges}  " + translate("GridView", "({n} elements)").format(n=len(uniq))
+
+
+def _bytes_of(prep: PreparedTrace, es: np.ndarray) -> tuple[int, int]:
+    """(bytes loaded, bytes stored) by events ``es`` (an atomic counts as both)."""
+    tr = prep.trace
+    size = np.array([t.element_size for t in tr.tensors] + [0], np.int64)
+    nbytes = tr.events.n_active[es].astype(np.int64) * size[tr.events.tensor[es]]
+    kind = prep.ev_kind[es]
+    return int(nbytes[(kind & LIT_LOAD) != 0].sum()), int(nbytes[(kind & LIT_STORE) != 0].sum())
 
 
 def program_text(prep: PreparedTrace, pid: int, step: int | None, loop: int) -> str:
@@ -107,6 +130,8 @@ def program_text(prep: PreparedTrace, pid: int, step: int | None, loop: int) -> 
         if line is not None:
             lines.append(line)
     es = prep.program_events(pid)
+    if step is not None:  # the step's own lanes and bytes; the whole program's bytes after them
+        es = es[prep.ev_step[es] == step]
     ev = tr.events
     active, masked, oob = (int(ev.n_active[es].sum()), int(ev.n_masked[es].sum()), int(ev.n_oob[es].sum()))
     total = active + masked + oob
@@ -115,8 +140,15 @@ def program_text(prep: PreparedTrace, pid: int, step: int | None, loop: int) -> 
         n=masked, total=total, frac=frac)
         + ("   " + translate("GridView", "out-of-bounds lanes: {n}").format(n=oob) if oob else ""))
     st = tr.stats
-    lines.append(translate("GridView", "bytes loaded {loaded:,}   stored {stored:,}").format(
-        loaded=int(st.bytes_loaded[pos]), stored=int(st.bytes_stored[pos])))
+    if step is None:
+        lines.append(translate("GridView", "bytes loaded {loaded:,}   stored {stored:,}").format(
+            loaded=int(st.bytes_loaded[pos]), stored=int(st.bytes_stored[pos])))
+    else:
+        loaded, stored = _bytes_of(prep, es)
+        lines.append(translate("GridView", "this step: bytes loaded {loaded:,}   stored {stored:,}").format(
+            loaded=loaded, stored=stored) + "   " + translate(
+            "GridView", "(whole program: loaded {loaded:,}   stored {stored:,})").format(
+            loaded=int(st.bytes_loaded[pos]), stored=int(st.bytes_stored[pos])))
     return "\n".join(lines)
 
 
@@ -242,6 +274,12 @@ def panel_title(p: Panel, warn_colour: str) -> str:
     title = f"<b>{p.info.name}</b> [{shape}] {p.info.dtype}{' — ' if is_strip(p) else '<br>'}{role}"
     if p.folded and p.rows > 1:
         title += " <span style='color:#777'>" + translate("GridView", "(rows of {n})").format(n=p.cols) + "</span>"
+    elif p.fold.kind == WRAP_ROWS:
+        title += " <span style='color:#777'>" + translate("GridView", "(wrapped: {n} rows per column)").format(
+            n=p.fold.chunk) + "</span>"
+    elif p.fold.kind == WRAP_COLS:
+        title += " <span style='color:#777'>" + translate("GridView", "(wrapped: {n} columns per band)").format(
+            n=p.fold.chunk) + "</span>"
     if len(p.info.shape) > 2:
         title += " <span style='color:#777'>" + translate("GridView", "(leading dims flattened)") + "</span>"
     if p.n_oob:

@@ -1,11 +1,14 @@
 """GridView: the program grid and a tile map per tensor of one ``Trace``, with hover, pin, a loop
 slider and colour modes.
 
-The parts: ``prepare`` (numpy: the trace grouped for fast hovers), ``lighting`` (numpy: what a
-selection lights), ``text`` (the words), ``state`` (the interaction state, Qt-free, with
-events), ``palette`` (colours), ``canvas`` (the pyqtgraph plots), ``controls`` (the bar above),
+The parts: ``prepare`` (numpy: the trace grouped for fast hovers), ``fold`` (numpy: where each
+element is drawn, fitted to the panel), ``regions`` (numpy: the labels), ``colouring`` (numpy:
+neighbour-apart colours), ``lighting`` (numpy: what a selection lights), ``text`` (the words),
+``state`` (the interaction state, Qt-free, with events), ``palette`` (colours), ``canvas`` (the
+pyqtgraph plots), ``controls`` (the bar above), ``launch`` (the launch order beside the maps),
 ``loader`` (the background preparation). This widget wires them: it observes the state and
-redraws the lighting, and turns the mouse into state changes.
+redraws the lighting, refits the maps when its size changes, and turns the mouse into state
+changes.
 """
 
 from __future__ import annotations
@@ -15,9 +18,19 @@ from collections.abc import Iterator
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QCursor, QKeyEvent, QShowEvent
-from PySide6.QtWidgets import QLabel, QListWidget, QScrollArea, QSizePolicy, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, QPointF, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtGui import QCursor, QKeyEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
 
 from kernels.data.trace import OOBRecord, Trace
 
@@ -25,6 +38,7 @@ from .. import theme
 from ..i18n import translate
 from .canvas import GridCanvas
 from .controls import GridControls
+from .launch import LaunchPanel
 from .lighting import (
     Target,
     access_line,
@@ -37,15 +51,16 @@ from .lighting import (
     slice_pids,
 )
 from .loader import Preparer, Stepper
-from .palette import legend_html, lut_colour, mode_lut
-from .prepare import CLEAR, PAD, Panel, PreparedTrace, prepare_trace
+from .palette import legend_html, mode_lut
+from .prepare import CLEAR, Panel, PreparedTrace, prepare_trace
+from .queries import DrawnQueries
 from .state import GridState
 from .text import info_text, oob_header, oob_line, window_text
 
 __all__ = ["GridView"]
 
 
-class GridView(QWidget):
+class GridView(DrawnQueries, QWidget):
     """Program grid + per-tensor tile maps of one ``Trace``, with hover, pin and a loop slider.
 
     Signals: ``programHovered(pid)`` (-1 when none), ``elementHovered(tensor, flat_index)``
@@ -91,6 +106,11 @@ class GridView(QWidget):
         self._warm_timer.setSingleShot(True)
         self._warm_timer.setInterval(0)
         self._warm_timer.timeout.connect(self._warm_next)
+        self._fit_timer = QTimer(self)  # refits the maps once a resize has settled
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(80)
+        self._fit_timer.timeout.connect(self._refit)
+        self._fitted_size = (0, 0)
 
         self._controls = GridControls(self._state)
         self._canvas = GridCanvas()
@@ -105,13 +125,28 @@ class GridView(QWidget):
         self._glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self._glw.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         self._glw.viewport().installEventFilter(self)  # to drop the hover when the mouse leaves
+        self._scroll.viewport().installEventFilter(self)  # to refit the maps to a new size
         self._build_labels()
+        self._launch = LaunchPanel(self._state)
+        self._launch.hide()
+        self._launch_button = QToolButton()
+        self._launch_button.setText(translate("GridView", "Launch order"))
+        self._launch_button.setCheckable(True)
+        self._launch_button.setToolTip(translate("GridView", "Play the programs wave by wave in launch order, and "
+                                                             "count the tiles each wave loads"))
+        self._launch_button.toggled.connect(self.show_launch_order)
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(self._controls)
+        top = QHBoxLayout()
+        top.addWidget(self._controls, 1)
+        top.addWidget(self._launch_button)
+        lay.addLayout(top)
         lay.addWidget(self._window_label)
-        lay.addWidget(self._scroll, 1)
+        middle = QHBoxLayout()
+        middle.addWidget(self._scroll, 1)
+        middle.addWidget(self._launch)
+        lay.addLayout(middle, 1)
         lay.addWidget(self._legend)
         lay.addWidget(self._oob_header)
         lay.addWidget(self._oob_list)
@@ -128,6 +163,8 @@ class GridView(QWidget):
         ev.loop.connect(self._on_loop)
         ev.step.connect(lambda _step: self._refresh())
         ev.z.connect(self._on_z)
+        ev.wave.connect(lambda _wave: self._refresh())
+        ev.waves.connect(self._on_waves)
 
     def _build_labels(self) -> None:
         self._window_label = QLabel()
@@ -140,7 +177,8 @@ class GridView(QWidget):
         self._info.setFont(theme.mono_font())
         self._info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._info.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self._info.setMinimumHeight(7 * self._info.fontMetrics().height())
+        # a fixed height: a hover text of another length must not resize the maps under the mouse
+        self._info.setFixedHeight(8 * self._info.fontMetrics().height() + 4)
         self._info.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self._info.setWordWrap(True)  # a long hover text must not widen the window
         self._oob_header = QLabel()
@@ -212,19 +250,26 @@ class GridView(QWidget):
         self._flags = [None] * len(prep.panels)
         self._last_line = -1
         self._lut = mode_lut(self._state.mode)
-        # the layout first, then (next turn) everything else; the plots are not painted in
-        # between, where they would show the last trace's images under the new titles
-        self._glw.setUpdatesEnabled(False)
-        try:
-            yield from canvas.layout(prep)
-        except Exception:
-            self._glw.setUpdatesEnabled(True)
-            raise
-        yield
+        # the labels around the maps first: they take from the room the maps are fitted to
         self._controls.set_trace(trace)
         self._window_label.setVisible(trace.window is not None)
         self._window_label.setText(window_text(trace))
         self._fill_oob_list(trace)
+        self._update_legend()
+        self.layout().activate()
+        # the layout next, then (next turn) everything else; the plots are not painted in
+        # between, where they would show the last trace's images under the new titles
+        self._glw.setUpdatesEnabled(False)
+        try:
+            yield from canvas.layout(prep, *self._view_size())
+        except Exception:
+            self._glw.setUpdatesEnabled(True)
+            raise
+        yield
+        self._fitted_size = self._view_size()
+        self._launch.set_trace(trace)
+        self._set_waves(prep)
+        canvas.fit(prep)  # the grid and the maps folded to the size their plots got
         canvas.draw_program_grid(prep, slice_pids(prep, 0), self._lut)
         canvas.draw_maps(prep.images, self._lut)
         self._update_legend()
@@ -247,7 +292,8 @@ class GridView(QWidget):
         return self._state.mode
 
     def set_color_mode(self, mode: str) -> None:
-        """``"program"``, ``"dispatch"``, ``"wave"`` or ``"masked"`` (see ``COLOR_MODES``)."""
+        """``"program"``, ``"wave"``, ``"dispatch"`` (launch order), ``"readers"`` or ``"masked"``
+        (see ``COLOR_MODES``)."""
         self._state.set_mode(mode)
 
     def set_z_slice(self, z: int) -> None:
@@ -320,73 +366,47 @@ class GridView(QWidget):
         """Milliseconds between loop steps while playing."""
         self._controls.timer.setInterval(int(ms))
 
-    # ------------------------------------------------------------------ public API: what is drawn
-    def lit_elements(self, tensor: str) -> np.ndarray:
-        """bool array of ``tensor``'s shape: the elements lit now (by the hover, pin or step)."""
-        return self.lit_kinds(tensor) != 0
+    # ------------------------------------------------------------------ public API: launch order
+    def show_launch_order(self, on: bool) -> None:
+        """Show (or hide) the launch order beside the maps: the waves played in launch order,
+        the maps lit by the wave shown, and the tiles each wave loads."""
+        with QSignalBlocker(self._launch_button):
+            self._launch_button.setChecked(bool(on))
+        self._launch.setVisible(bool(on))
+        if not on:
+            self._launch.stop()
+        self._state.set_wave(0 if on else None)
 
-    def lit_kinds(self, tensor: str) -> np.ndarray:
-        """uint8 array of ``tensor``'s shape: ``LIT_LOAD`` / ``LIT_STORE`` bits of lit elements."""
-        p = self._panel(tensor)
-        flags = self._flags[p.index]
-        return (flags if flags is not None else np.zeros(p.numel, np.uint8)).reshape(p.info.shape)
+    def launch_order_shown(self) -> bool:
+        return self._state.wave is not None
 
-    def highlighted_programs(self) -> np.ndarray:
-        """uint8 [programs]: ``LIT_LOAD`` / ``LIT_STORE`` bits of the programs lit in the grid
-        (those that read / wrote the hovered element, or ran the shown loop step)."""
-        prep = self._checked()
-        return self._prog_flags.copy() if self._prog_flags is not None else np.zeros(prep.P, np.uint8)
+    def set_wave_size(self, programs: int) -> None:
+        """Programs that run at once (SMs × programs per SM) in the launch order played."""
+        self._state.set_waves(per_wave=programs)
 
-    def program_cell_color(self, pid: int) -> QColor:
-        """The colour of program ``pid``'s cell in the current colour mode (before any hover tint)."""
-        return lut_colour(self._lut, self._checked().prog_slots[pid])
+    def set_launch_order(self, order: str) -> None:
+        """``"recorded"`` (the kernel's pids) or ``"row-major"`` (by output tile, row by row)."""
+        self._state.set_waves(order=order)
 
-    def element_color(self, tensor: str, flat_index: int) -> QColor:
-        """The colour of an element in its tile map (before any hover tint)."""
-        p = self._panel(tensor)
-        return lut_colour(self._lut, p.element_slots(self._prep.prog_slots)[flat_index])
+    def set_wave(self, wave: int | None) -> None:
+        """Show wave ``wave`` of the launch order (it is shown beside the maps)."""
+        if wave is not None and self._state.wave is None:
+            self.show_launch_order(True)
+        self._state.set_wave(wave)
 
-    def tensor_names(self) -> list[str]:
-        return [p.info.name for p in self._prep.panels] if self._prep is not None else []
+    def wave(self) -> int | None:
+        return self._state.wave
 
-    def map_shape(self, tensor: str) -> tuple[int, int]:
-        """(rows, columns) of the drawn tile map (a 1-D tensor folded into rows)."""
-        p = self._panel(tensor)
-        return p.rows, p.cols
+    def wave_programs(self) -> np.ndarray:
+        """The pids of the wave shown, in launch order (empty when none is shown)."""
+        if self._state.wave is None or self._prep is None:
+            return np.zeros(0, np.int64)
+        return self._prep.wave_programs(self._state.wave)
 
-    def map_image(self, tensor: str) -> np.ndarray:
-        """The uint8 lookup-table indices drawn for ``tensor`` (rows x columns, fold padded)."""
-        p = self._panel(tensor)
-        return p.to_image(p.element_slots(self._prep.prog_slots), PAD)
-
-    def map_cell_color(self, tensor: str, row: int, col: int) -> QColor:
-        """The colour of cell (row, col) of the drawn map, padding included."""
-        return lut_colour(self._lut, int(self.map_image(tensor)[row, col]))
-
-    def program_cell_pos(self, pid: int) -> QPoint:
-        """Centre of program ``pid``'s cell in ``graphics_view()`` coordinates (for the mouse)."""
-        r, c = self._cell_shown(pid)
-        return self._canvas.view_point(self._canvas.prog.image, c + 0.5, r + 0.5)
-
-    def element_pos(self, tensor: str, flat_index: int) -> QPoint:
-        """Centre of an element's cell in ``graphics_view()`` coordinates (an index past the end
-        of a folded vector gives the padding cell where it would be)."""
-        p = self._panel(tensor)
-        image = self._canvas.slots[p.index].image
-        return self._canvas.view_point(image, flat_index % p.cols + 0.5, flat_index // p.cols + 0.5)
-
-    def hover_text(self) -> str:
-        """The teaching text for what is hovered (also the tooltip and the info line)."""
-        return self._info.text()
-
-    def oob_entries(self) -> list[str]:
-        """The lines of the out-of-bounds list (empty when every lane hit a tensor)."""
-        return [self._oob_list.item(i).text() for i in range(self._oob_list.count())]
-
-    def program_grid_shape(self) -> tuple[int, int]:
-        """(rows, columns) of program cells drawn (a 1-D grid folded; one z slice of a 3-D one)."""
-        prep = self._checked()
-        return prep.grows, prep.gw
+    def wave_loads(self):
+        """(recorded order, row-major order): ``kernels.data.maps.WaveLoads`` of the trace shown
+        for the wave size chosen — what the numbers and the chart beside the maps show."""
+        return self._launch.recorded, self._launch.row_major
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt's name)
         if event.key() == Qt.Key.Key_Escape and self._state.pinned is not None:
@@ -436,20 +456,75 @@ class GridView(QWidget):
         return r, c
 
     # ------------------------------------------------------------------ following the state
+    def _redraw(self) -> None:
+        """The program grid and the maps drawn again from ``_prep``'s slots and images."""
+        prep, z = self._prep, self._state.z
+        self._canvas.draw_program_grid(prep, slice_pids(prep, z), self._lut, z)
+        self._canvas.draw_maps(prep.images, self._lut)
+
     def _on_mode(self, mode: str) -> None:
         self._lut = mode_lut(mode)
         prep = self._prep
         if prep is not None:
             prep.recolour(mode)
-            self._canvas.draw_program_grid(prep, slice_pids(prep, self._state.z), self._lut)
-            self._canvas.draw_maps(prep.images, self._lut)
+            self._redraw()
         self._update_legend()
 
     def _on_z(self, z: int) -> None:
         if self._prep is None:
             return
-        self._canvas.draw_program_grid(self._prep, slice_pids(self._prep, z), self._lut)
+        self._canvas.draw_program_grid(self._prep, slice_pids(self._prep, z), self._lut, z)
         self._refresh()
+
+    def _set_waves(self, prep: PreparedTrace) -> None:
+        """The wave model of ``prep`` from the state: programs per wave, launch order."""
+        st = self._state
+        if st.per_wave or st.order != "recorded":
+            order = self._launch.row_major_order() if st.order == "row-major" else None
+            prep.set_waves(st.per_wave or prep.trace.programs_per_wave, order)
+        st.n_waves = prep.n_waves()
+        if st.wave is not None and st.wave >= st.n_waves:
+            st.wave = max(0, st.n_waves - 1)
+
+    def _on_waves(self) -> None:
+        prep = self._prep
+        if prep is None:
+            return
+        self._set_waves(prep)
+        if prep.mode == "wave":
+            self._redraw()
+        self._refresh()
+
+    # ------------------------------------------------------------------ fitting to the size
+    def _view_size(self) -> tuple[int, int]:
+        """Pixels the maps have: the scroll area's viewport (a guess before it is laid out)."""
+        vp = self._scroll.viewport()
+        w, h = vp.width(), vp.height()
+        if w < 200 or h < 150:
+            w, h = max(self.width(), 640) - 16, max(self.height(), 480) - 190
+        return w, h
+
+    def _refit(self) -> None:
+        """Lay the plots out for the size the view has now and fold the maps to fill them."""
+        self._fit_timer.stop()
+        prep = self._prep
+        if prep is None or self._applying or self._stepper.busy():
+            return
+        size = self._view_size()
+        if size == self._fitted_size:
+            return
+        self._fitted_size = size
+        for _ in self._canvas.layout(prep, *size):
+            pass
+        if self._canvas.fit(prep):
+            self._redraw()
+        self._refresh()
+
+    def _ensure_fitted(self) -> None:
+        """A refit waiting for the resize to settle is done now (a position asked for must be
+        where the mouse will find it)."""
+        if self._fit_timer.isActive():
+            self._refit()
 
     def _on_loop(self, index: int) -> None:
         if self._prep is None:
@@ -478,25 +553,31 @@ class GridView(QWidget):
         self.pinnedChanged.emit(on)
 
     def _refresh(self) -> None:
-        """Recompute what is lit from the selection and the loop step, and redraw the overlays."""
+        """Recompute what is lit from the selection, the loop step and the wave, and redraw the
+        overlays."""
         prep = self._prep
         if prep is None:
             return
         st = self._state
         sel, step = st.selection, st.step
+        wave = prep.wave_programs(st.wave) if st.wave is not None and sel is None else None
         for p, slot in zip(prep.panels, self._canvas.slots, strict=False):
-            flags = self._flags[p.index] = panel_flags(p, sel, step)
+            flags = self._flags[p.index] = panel_flags(p, sel, step, wave)
             slot.show_overlay(None if flags is None else p.to_image(panel_overlay(p, flags, sel), CLEAR))
             if sel is not None and sel[0] == "element" and sel[1] == p.index:
-                slot.show_marker(*divmod(sel[2], p.cols))  # (row, column) of the element
+                slot.show_marker(*p.cell_of(sel[2]))
             else:
                 slot.show_marker(None)
-        self._prog_flags = program_flags(prep, sel, step)
+        self._prog_flags = program_flags(prep, sel, step, wave)
         prog = self._canvas.prog
         if self._prog_flags is None:
             prog.show_overlay(None)
         else:
-            prog.show_overlay(program_overlay(slice_pids(prep, st.z), self._prog_flags, sel))
+            done = None
+            if wave is not None:  # the waves before the one shown have run
+                done = np.zeros(prep.P, bool)
+                done[np.concatenate([prep.wave_programs(w) for w in range(st.wave)] or [np.zeros(0, np.int64)])] = True
+            prog.show_overlay(program_overlay(slice_pids(prep, st.z), self._prog_flags, sel, done))
         if sel is not None and sel[0] == "program" and in_slice(prep, sel[1], st.z):
             r, c, _ = cell_of(prep, sel[1])
             prog.show_marker(r, c, width=3.0 if st.pinned is not None else 2.0)
@@ -540,6 +621,12 @@ class GridView(QWidget):
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if obj is self._glw.viewport() and event.type() == QEvent.Type.Leave:
             self._set_hover(None)
+        elif obj is self._scroll.viewport() and event.type() == QEvent.Type.Resize and self._prep is not None:
+            (w0, h0), (w1, h1) = self._fitted_size, self._view_size()
+            # a scroll bar coming or going changes the width a little: no refit for that (it
+            # would change the heights, and so the scroll bar, again)
+            if abs(w1 - w0) > 24 or abs(h1 - h0) > 8:
+                self._fit_timer.start()
         return super().eventFilter(obj, event)
 
     def _hit(self, scene_pos: QPointF) -> Target | None:

@@ -1,0 +1,213 @@
+"""Beside the maps: the launch order played wave by wave, and what each wave loads.
+
+A GPU starts programs in launch order, as many at once as it holds (SMs × programs per SM: a
+*wave*). The panel sets how many run at once and which order is played — the kernel's own
+(the recorded pids) or row-major by output tile — and steps or plays the waves; the maps light
+what the wave shown touches. For each wave it counts the distinct tiles loaded per tensor (what
+must come through L2 while the wave runs) in both orders, as numbers and as a small bar chart:
+for matmul, grouped order against row-major (the Triton tutorial's 54 against 90 blocks). The
+counting is ``kernels.data.maps.wave_loads``, Qt-free; this module only shows it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QSlider,
+    QSpinBox,
+    QStyle,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kernels.data.maps import LoadTiles, WaveLoads, load_tiles, output_order, wave_loads
+from kernels.data.trace import Trace
+
+from .. import theme
+from ..i18n import translate
+from .state import GridState
+
+__all__ = ["LaunchPanel", "launch_table"]
+
+RECORDED_COLOUR, ROW_MAJOR_COLOUR = "#1f77b4", "#b0b0b0"
+
+
+def _span(pids: np.ndarray) -> str:
+    if not pids.size:
+        return "—"
+    if pids.size > 1 and np.array_equal(pids, np.arange(pids[0], pids[0] + pids.size)):
+        return f"{int(pids[0])}–{int(pids[-1])}"
+    shown = ", ".join(str(int(p)) for p in pids[:6])
+    return shown + (", …" if pids.size > 6 else "")
+
+
+def launch_table(recorded: WaveLoads, row_major: WaveLoads, wave: int) -> str:
+    """Rich text: the tiles (and bytes) wave ``wave`` loads, per tensor, in both orders."""
+    w_r, w_m = min(wave, recorded.n_waves - 1), min(wave, row_major.n_waves - 1)
+    head = (f"<tr><th></th><th align=right>{translate('GridView', 'recorded')}</th>"
+            f"<th align=right>{translate('GridView', 'row-major')}</th></tr>")
+    rows = [head]
+    for t, name in enumerate(recorded.tensors):
+        a, b = int(recorded.tiles[w_r, t]), int(row_major.tiles[w_m, t])
+        if a or b:
+            rows.append(f"<tr><td>{name}</td><td align=right>{a}</td><td align=right>{b}</td></tr>")
+    ta, tb = int(recorded.total_tiles()[w_r]), int(row_major.total_tiles()[w_m])
+    rows.append(f"<tr><td><b>{translate('GridView', 'tiles')}</b></td><td align=right><b>{ta}</b></td>"
+                f"<td align=right><b>{tb}</b></td></tr>")
+    ba, bb = int(recorded.total_bytes()[w_r]), int(row_major.total_bytes()[w_m])
+    rows.append(f"<tr><td>{translate('GridView', 'bytes')}</td><td align=right>{ba:,}</td>"
+                f"<td align=right>{bb:,}</td></tr>")
+    return "<table cellspacing=0 cellpadding=2>" + "".join(rows) + "</table>"
+
+
+class LaunchPanel(QWidget):
+    """Observes and sets the launch-order part of a ``GridState``; ``set_trace`` counts what
+    the waves of a new trace load."""
+
+    PLAY_INTERVAL_MS = 900
+
+    def __init__(self, state: GridState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._state = state
+        self._trace: Trace | None = None
+        self._tiles: LoadTiles | None = None
+        self._row_major_order: np.ndarray | None = None
+        self.recorded: WaveLoads | None = None
+        self.row_major: WaveLoads | None = None
+        self.setMinimumWidth(250)
+        self.setMaximumWidth(330)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+        self._build()
+        ev = state.events
+        ev.wave.connect(lambda _w: self._show_wave())
+        ev.waves.connect(self._recount)
+
+    def _build(self) -> None:
+        title = QLabel("<b>" + translate("GridView", "Launch order") + "</b>")
+        about = QLabel(translate("GridView", "Programs start in launch order, as many at once as the GPU holds (a "
+                                             "wave). Each wave loads tiles into L2: fewer distinct tiles, more reuse."))
+        about.setWordWrap(True)
+        about.setStyleSheet("color: #555;")
+        self.per_wave_spin = QSpinBox()
+        self.per_wave_spin.setRange(1, 1 << 20)
+        self.per_wave_spin.setToolTip(translate("GridView", "Programs resident at once: SMs × programs per SM"))
+        self.per_wave_spin.valueChanged.connect(lambda v: self._state.set_waves(per_wave=v))
+        self.order_combo = QComboBox()
+        self.order_combo.addItem(translate("GridView", "recorded (the kernel's pids)"), "recorded")
+        self.order_combo.addItem(translate("GridView", "row-major by output tile"), "row-major")
+        self.order_combo.setToolTip(translate("GridView", "Which order the waves play and the maps light"))
+        self.order_combo.currentIndexChanged.connect(
+            lambda i: self._state.set_waves(order=self.order_combo.itemData(i)))
+        form = QFormLayout()
+        form.addRow(translate("GridView", "Programs at once"), self.per_wave_spin)
+        form.addRow(translate("GridView", "Order"), self.order_combo)
+        self.play = QToolButton()
+        self.play.setCheckable(True)
+        self.play.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
+        self.play.setToolTip(translate("GridView", "Play the waves one after another"))
+        self.play.toggled.connect(self._on_play)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setToolTip(translate("GridView", "The wave shown"))
+        self.slider.valueChanged.connect(lambda v: self._state.set_wave(v))
+        bar = QHBoxLayout()
+        bar.addWidget(self.play)
+        bar.addWidget(self.slider, 1)
+        self.wave_label = QLabel()
+        self.wave_label.setWordWrap(True)
+        self.table = QLabel()
+        self.table.setTextFormat(Qt.TextFormat.RichText)
+        self.table.setFont(theme.mono_font())
+        self.chart = pg.PlotWidget()
+        self.chart.setMinimumHeight(140)
+        self.chart.setMaximumHeight(200)
+        self.chart.setMenuEnabled(False)
+        self.chart.setMouseEnabled(x=False, y=False)
+        self.chart.hideButtons()
+        self.chart.setLabel("left", translate("GridView", "tiles"))
+        self.chart.setLabel("bottom", translate("GridView", "wave"))
+        self._bars = [pg.BarGraphItem(x=[], height=[], width=0.4, brush=c) for c in (RECORDED_COLOUR, ROW_MAJOR_COLOUR)]
+        for b in self._bars:
+            self.chart.addItem(b)
+        self._now = pg.InfiniteLine(angle=90, pen=pg.mkPen("#d62728", width=2))
+        self.chart.addItem(self._now)
+        key = QLabel(f"<span style='color:{RECORDED_COLOUR}'>■</span> " + translate("GridView", "recorded order")
+                     + f" &nbsp; <span style='color:{ROW_MAJOR_COLOUR}'>■</span> " + translate("GridView", "row-major"))
+        self.timer = QTimer(self)
+        self.timer.setInterval(self.PLAY_INTERVAL_MS)
+        self.timer.timeout.connect(self._state.advance_wave)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 0, 0, 0)
+        for w in (title, about):
+            lay.addWidget(w)
+        lay.addLayout(form)
+        lay.addLayout(bar)
+        for w in (self.wave_label, self.table, self.chart, key):
+            lay.addWidget(w)
+        lay.addStretch(1)
+
+    # ------------------------------------------------------------------ a trace
+    def set_trace(self, trace: Trace) -> None:
+        self._trace = trace
+        self._tiles = load_tiles(trace)
+        self._row_major_order = output_order(trace)
+        self._recount()
+
+    def row_major_order(self) -> np.ndarray | None:
+        """The recorded pids in row-major output order (``output_order``) of the trace shown."""
+        return self._row_major_order
+
+    def _recount(self) -> None:
+        trace = self._trace
+        if trace is None:
+            return
+        per_wave = self._state.per_wave or trace.programs_per_wave
+        with QSignalBlocker(self.per_wave_spin):
+            self.per_wave_spin.setValue(per_wave)
+        self.recorded = wave_loads(trace, per_wave, None, self._tiles)
+        self.row_major = wave_loads(trace, per_wave, self._row_major_order, self._tiles)
+        with QSignalBlocker(self.order_combo):
+            self.order_combo.setCurrentIndex(self.order_combo.findData(self._state.order))
+        n = self.recorded.n_waves
+        xs = np.arange(n)
+        self._bars[0].setOpts(x=xs - 0.2, height=self.recorded.total_tiles(), width=0.4)
+        self._bars[1].setOpts(x=xs + 0.2, height=self.row_major.total_tiles()[:n], width=0.4)
+        top = max(1, int(max(self.recorded.total_tiles().max(), self.row_major.total_tiles().max())))
+        self.chart.setRange(xRange=(-0.7, n - 0.3), yRange=(0, top * 1.1), padding=0)
+        with QSignalBlocker(self.slider):
+            self.slider.setRange(0, max(n - 1, 0))
+        self._show_wave()
+
+    def _show_wave(self) -> None:
+        if self.recorded is None or self._trace is None:
+            return
+        w = self._state.wave if self._state.wave is not None else 0
+        with QSignalBlocker(self.slider):
+            self.slider.setValue(w)
+        order = self.row_major.order if self._state.order == "row-major" else self.recorded.order
+        pw = self.recorded.per_wave
+        pids = order[w * pw: (w + 1) * pw]
+        self.wave_label.setText(translate("GridView", "wave {w} of {n}: programs {pids}").format(
+            w=w, n=self.recorded.n_waves, pids=_span(pids)))
+        self.table.setText(launch_table(self.recorded, self.row_major, w))
+        self._now.setValue(w)
+
+    def _on_play(self, on: bool) -> None:
+        icon = QStyle.StandardPixmap.SP_MediaPause if on else QStyle.StandardPixmap.SP_MediaPlay
+        self.play.setIcon(self.style().standardIcon(icon))
+        if on:
+            self.timer.start()
+        else:
+            self.timer.stop()
+
+    def stop(self) -> None:
+        with QSignalBlocker(self.play):
+            self.play.setChecked(False)
+        self._on_play(False)
