@@ -4,7 +4,7 @@ arrangement: where each panel sits by default, how big, and putting them all bac
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QCoreApplication, Qt
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
+from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QMenu, QScrollArea, QWidget
 
 __all__ = ["Docks"]
 
@@ -37,11 +37,12 @@ class Docks:
         self.compile = self._dock(QCoreApplication.translate("MainWindow", "Compile"), "dock_compile", compile_facts, _R)
         self.source = self._dock(QCoreApplication.translate("MainWindow", "Source"), "dock_source", source, _B)
         self.correctness = self._dock(QCoreApplication.translate("MainWindow", "Correctness"), "dock_correctness",
-                                      correctness, _B)
+                                      correctness, _B, scroll=True)
         win.splitDockWidget(self.kernels, self.params, Qt.Orientation.Vertical)
         win.splitDockWidget(self.plots, self.history, Qt.Orientation.Vertical)
         win.tabifyDockWidget(self.history, self.compile)
-        self.lessons = (self._dock(QCoreApplication.translate("MainWindow", "Lessons"), "dock_lessons", lessons, _R)
+        self.lessons = (self._dock(QCoreApplication.translate("MainWindow", "Lessons"), "dock_lessons", lessons, _R,
+                                   scroll=True)
                         if lessons is not None else None)
         if self.lessons is not None:
             win.tabifyDockWidget(self.compile, self.lessons)
@@ -50,9 +51,16 @@ class Docks:
         #: the arrangement Reset layout puts back (set once the window has its default sizes)
         self.default_state = QByteArray()
 
-    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea,
+              scroll: bool = False) -> QDockWidget:
         d = QDockWidget(title, self._win)
         d.setObjectName(name)  # saveState/restoreState find docks by object name
+        if scroll:  # a panel with a tall minimum scrolls instead of forcing the window taller
+            area_w = QScrollArea()
+            area_w.setWidgetResizable(True)
+            area_w.setFrameShape(QFrame.Shape.NoFrame)
+            area_w.setWidget(widget)
+            widget = area_w
         d.setWidget(widget)
         d.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                       | QDockWidget.DockWidgetFeature.DockWidgetFloatable
