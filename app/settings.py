@@ -113,7 +113,7 @@ class Settings:
             if p.exists() and not os.access(p, os.W_OK):
                 raise PermissionError(13, "Permission denied", str(p))
         except OSError as e:
-            return (f"Settings cannot be saved in {p.parent} ({e.strerror or e}): the window layout, "
+            return (f"The settings cannot be saved in {p.parent} ({e.strerror or e}): the window layout, "
                     "timeout and values of this session will not be kept.")
         return None
 

@@ -43,7 +43,17 @@ def _plain(v: float) -> str:
     for div, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if v >= div:
             return f"{v / div:.3g}{unit}"
-    return f"{v:.3g}" if v >= 1e-3 else f"{v:.1e}"
+    if v >= 1e-3:
+        return f"{v:.3g}"
+    mant, exp = f"{v:.0e}".split("e")
+    return f"{mant}e{int(exp)}"  # 2e-6, not 2e-06
+
+
+def _span(lo: float, hi: float, decades: float = 1.0) -> tuple[float, float]:
+    """(lo, hi) widened to at least ``decades`` around its middle (log10 units): one point alone
+    still gets ticks on both sides."""
+    mid, half = (lo + hi) / 2, max((hi - lo) / 2, decades / 2)
+    return mid - half, mid + half
 
 
 class _LogAxis(pg.AxisItem):
@@ -83,8 +93,11 @@ class RooflineView(QWidget):
         pi.showGrid(x=True, y=True, alpha=0.2)
         pi.setLabel("bottom", self.tr("arithmetic intensity (FLOP / byte)"))
         pi.setLabel("left", self.tr("attained TFLOP/s"))
+        for side in ("bottom", "left"):
+            pi.getAxis(side).enableAutoSIPrefix(False)  # the ticks say the numbers themselves
         self.legend = pi.addLegend(offset=(-10, -10))  # bottom right: high intensity, low rate is rarely anyone
-        self.roof = pi.plot(pen=pg.mkPen(theme.PEAK, width=2), name=self.tr("roofs (measured peaks)"))
+        self.roof = pi.plot(pen=pg.mkPen(theme.PEAK, width=2))
+        self._roof_in_legend = False
         self.runs_item = pi.plot(pen=None, symbol="o", symbolSize=9, symbolBrush=theme.TRITON, symbolPen="w",
                                  name=self.tr("runs"))
         self.sweep_item = pi.plot(pen=None, symbol="s", symbolSize=7, symbolBrush=pg.mkBrush(_SWEEP),
@@ -189,8 +202,8 @@ class RooflineView(QWidget):
             xs, ys = xs + list(x), ys + list(y)
         if xs:
             pi = self.plot.getPlotItem()
-            pi.setXRange(min(xs) - 0.15, max(xs) + 0.15, padding=0)
-            pi.setYRange(min(ys) - 0.3, max(ys) + 0.3, padding=0)
+            pi.setXRange(*_span(min(xs) - 0.15, max(xs) + 0.15), padding=0)
+            pi.setYRange(*_span(min(ys) - 0.3, max(ys) + 0.3), padding=0)
 
     def _place(self, kind: str, results: list[RunResult]) -> list[tuple[float, float]]:
         out = []
@@ -209,6 +222,12 @@ class RooflineView(QWidget):
 
     def _draw_roofs(self) -> None:
         roofs = self.roofs()
+        if roofs.ok != self._roof_in_legend:  # listed only when there are roofs to draw
+            self._roof_in_legend = roofs.ok
+            if roofs.ok:
+                self.legend.addItem(self.roof, self.tr("roofs (measured peaks)"))
+            else:
+                self.legend.removeItem(self.roof)
         if not roofs.ok:
             self.roof.setData([], [])
             self.mem_text.setText("")
@@ -232,7 +251,8 @@ class RooflineView(QWidget):
             self.title.setText(self.tr("No runs yet: run the kernel (or sweep it) to place it on the roofline."))
             return
         roofs = self.roofs()
-        parts = [self.tr("{runs} runs, {sweep} sweep points").format(runs=n_runs, sweep=n_sweep)]
+        parts = [(self.tr("1 run") if n_runs == 1 else self.tr("{n} runs").format(n=n_runs)) + ", "
+                 + (self.tr("1 sweep point") if n_sweep == 1 else self.tr("{n} sweep points").format(n=n_sweep))]
         if left:
             parts.append(self.tr("{n} not placed (failed, untimed, or no FLOP model)").format(n=left))
         if roofs.ok:

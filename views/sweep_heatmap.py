@@ -46,9 +46,10 @@ _BEST, _SLICE = "best", "slice"
 
 
 def _compact(combo: QComboBox) -> None:
-    """A combo that may shrink to a few characters (the controls row must not widen the window)."""
-    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    combo.setMinimumContentsLength(5)
+    """A combo as wide as its items, that may shrink to a few characters in a narrow panel (the
+    controls row must not widen the window)."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    combo.setMinimumWidth(combo.fontMetrics().horizontalAdvance("BLOCK_") + 24)
 
 
 def _fmt(v: float) -> str:
@@ -70,6 +71,7 @@ class SweepHeatmap(QWidget):
         self._points: list[SweepPoint] = []
         self._grid: HeatGrid | None = None
         self._fixed: dict[str, Any] | None = None
+        self._final = False  # the whole sweep is in (a cell without a point will stay so)
         self._labels: list[pg.TextItem] = []
         self._hatches: dict[tuple[int, int], QGraphicsRectItem] = {}
         self._timer = QTimer(self)
@@ -136,6 +138,7 @@ class SweepHeatmap(QWidget):
         self._names = list(names)
         self._prior = {k: list(v) for k, v in (axes or {}).items()}
         self._points = []
+        self._final = False
         self._fixed = None
         self.others.setCurrentIndex(0)
         for combo, pick in ((self.x_combo, 0), (self.y_combo, 1)):
@@ -161,6 +164,7 @@ class SweepHeatmap(QWidget):
         if names != self._names:
             self.begin(names, dict(result.request.axes))
         self._points = list(points if points is not None else result.points)
+        self._final = True
         self._build_slice_combos()
         self.flush()
 
@@ -391,7 +395,9 @@ class SweepHeatmap(QWidget):
             text, colour = _fmt(float(v)), ("k" if frac > 0.6 else "w")
         else:
             text, colour = {"failed": (self.tr("failed"), theme.FAIL), "pruned": (self.tr("pruned"), "#444444"),
-                            "untimed": (self.tr("no time"), "#444444")}.get(state, ("", "k"))
+                            "untimed": (self.tr("no time"), "#444444"),
+                            # the sweep is over: a constraint removed it (or it was cancelled first)
+                            "empty": (self.tr("not run") if self._final else "", "#888888")}.get(state, ("", "k"))
         t.setPos(ix + 0.5, iy + 0.5)
         t.setText(text)
         t.setColor(colour)
@@ -416,7 +422,8 @@ class SweepHeatmap(QWidget):
         elif g.fixed:
             how = self.tr(", slice at {values}").format(values=", ".join(f"{k}={v}" for k, v in g.fixed.items()))
         where = f"{g.x} × {g.y}" if g.y else g.x
-        text = self.tr("{where}{how} · {unit}").format(where=where, how=how, unit=self._unit())
+        unit = self.tr("ms") if self._interp() else self._metric
+        text = self.tr("{where}{how} · {unit}").format(where=where, how=how, unit=unit)
         if g.best is not None:
             p = self._points[int(g.index[g.best[1], g.best[0]])]
             v = point_value(p, self._metric, self._interp())

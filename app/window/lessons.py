@@ -3,6 +3,8 @@ data directory), its check running in the worker, and its traces shown in the gr
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from views.lesson_view import LessonView
@@ -13,7 +15,13 @@ __all__ = ["make_lesson_view", "connect_lessons"]
 
 
 def make_lesson_view() -> LessonView:
-    work = data_dir(create=False) / "lessons"  # made when a lesson starts (it may not be creatable)
+    work = data_dir(create=False) / "lessons"
+    try:
+        work.mkdir(parents=True, exist_ok=True)
+    except OSError:  # the data folder cannot be created (the banner says so): lessons work from /tmp
+        import tempfile
+
+        work = Path(tempfile.gettempdir()) / f"tilescope-lessons-{os.getuid() if hasattr(os, 'getuid') else 0}"
     return LessonView(str(work), str(work))
 
 

@@ -159,7 +159,14 @@ class SweepTabs(QObject):
             self.roofline.add_sweep_point(point)
 
     def sweep_finished(self, result: SweepResult, points: list[SweepPoint]) -> None:
-        self._result, self._points = result, list(points)
+        """``points``: every point streamed (a resumed sweep's earlier ones too). The result's own
+        carry the re-measurements and are in its ranking's order: they win where they exist."""
+        if len(result.points) == len(points):
+            self._points = list(result.points)
+        else:
+            final = {repr(p.values): p for p in result.points}
+            self._points = [final.get(repr(p.values), p) for p in points]
+        self._result = result
         for key in self._built:
             if key == "roofline":
                 self.roofline.set_sweep(self._points, self._best())

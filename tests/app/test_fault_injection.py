@@ -54,7 +54,7 @@ class Ran:
         return errs[0]
 
 
-def cli(argv: list[str], timeout: float = 120) -> Ran:
+def cli(argv: list[str], timeout: float = 90) -> Ran:
     tag = uuid.uuid4().hex
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", **{TAG_VAR: tag})
     t0 = time.monotonic()

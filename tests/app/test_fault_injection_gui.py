@@ -70,9 +70,10 @@ def win(qapp, tmp_path_factory, tag):
 
 
 def _vector_add_passes(win: MainWindow) -> None:
-    wait_until(lambda: not win._busy_kinds() and win.run_action.isEnabled(), 60, "the window to be idle")
+    wait_until(lambda: not win._busy_kinds() and win.controller.ready, 60, "the window to be idle")
     win.select_kernel("vector_add")
     win.panel.set_values({"N": 1000, "BLOCK_SIZE": 256, "dtype": "fp32"})
+    assert win.run_action.isEnabled(), win.panel.errors()
     n = len(win.throughput.results())
     assert win.run() is not None
     wait_until(lambda: len(win.throughput.results()) == n + 1, 60, "the vector_add run")

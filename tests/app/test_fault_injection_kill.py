@@ -94,8 +94,13 @@ def test_a_signal_at_a_random_moment_is_a_clear_error_and_the_next_request_works
     assert client.wait_ready(120), what
     if error is not None:
         assert client.pid != pid and _gone(pid), what
-    else:  # the signal may land on the idle worker just after the answer
-        os.kill(pid, signal.SIGCONT) if sig == signal.SIGSTOP else None
+    elif sig == signal.SIGSTOP:  # it landed on the idle worker after the answer: let it go on
+        os.kill(pid, signal.SIGCONT)
+    else:  # killed while idle: the client notices (its reader sees the pipe close) and restarts
+        deadline = time.monotonic() + 60
+        while (client.pid in (pid, None) or client.state != "ready") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _gone(pid) and client.pid != pid, what
     assert client.call("run", _vadd(), timeout=60).ok, what
 
 

@@ -93,13 +93,19 @@ def test_the_tutorials_90_against_54_blocks(tutorial):
     assert _by_hand(list(range(81)), 9, 9, 9, 9, group=1)[0] == (9, 81)
 
 
+def _view(qtbot, trace) -> GridView:
+    """A grid view the size of a large window, showing ``trace``."""
+    view = GridView()
+    view.resize(1600, 1000)
+    qtbot.addWidget(view)
+    view.show()
+    view.set_trace(trace)
+    return view
+
+
 def test_the_view_shows_the_tutorials_figure(qtbot, tutorial):
     grouped, _ = tutorial
-    view = GridView()
-    qtbot.addWidget(view)
-    view.resize(1600, 1000)
-    view.show()
-    view.set_trace(grouped)
+    view = _view(qtbot, grouped)
     view.set_wave_size(9)
     view.show_launch_order(True)
     recorded, row_major = view.wave_loads()
@@ -111,13 +117,7 @@ def test_the_view_shows_the_tutorials_figure(qtbot, tutorial):
 # ------------------------------------------------------------------ playing the waves
 @pytest.fixture
 def view(qtbot):
-    v = GridView()
-    qtbot.addWidget(v)
-    v.resize(1600, 1000)
-    v.show()
-    qtbot.waitExposed(v)
-    v.set_trace(demo_matmul())
-    return v
+    return _view(qtbot, demo_matmul())
 
 
 def test_the_wave_shown_lights_its_programs_and_their_tiles(qtbot, view):

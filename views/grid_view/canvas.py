@@ -275,6 +275,8 @@ class GridCanvas:
         else:
             rows = gy
             cell = min(cap / gy, GRID_CELL_MAX)
+        if rows <= 12:  # a short view: a few rows still get cells a pid fits in
+            cell = max(cell, 18)
         return 56 + max(26, int(rows * cell))
 
     def _map_rows(self, prep: PreparedTrace) -> tuple[list[list[int]], int]:
@@ -396,10 +398,12 @@ class GridCanvas:
             slot.left.row_len = f.chunk if f.kind == FOLD else 1
             for axis in (slot.left, slot.top):
                 axis.setTicks(None)
-            if f.kind == WRAP_ROWS:
-                slot.top.setTicks([[(k * (f.C + f.gap), f"r{k * f.chunk}") for k in range(f.pieces)], []])
+            if f.kind == WRAP_ROWS:  # a tick at each piece (each few, where they are narrow): its first row
+                every = self._every(len(f"r{f.R}"), slot.vb.width() * (f.C + f.gap) / max(f.cols, 1))
+                slot.top.setTicks([[(k * (f.C + f.gap), f"r{k * f.chunk}") for k in range(0, f.pieces, every)], []])
             elif f.kind == WRAP_COLS:
-                slot.left.setTicks([[(k * (f.R + f.gap), f"c{k * f.chunk}") for k in range(f.pieces)], []])
+                every = self._every(1, slot.vb.height() * (f.R + f.gap) / max(f.rows, 1))
+                slot.left.setTicks([[(k * (f.R + f.gap), f"c{k * f.chunk}") for k in range(0, f.pieces, every)], []])
             slot.left.fit_labels(f.rows - 1 if f.kind != WRAP_COLS else f.C)
             if slot.extent != (f.rows, f.cols):
                 slot.set_extent(f.rows, f.cols)
@@ -410,16 +414,29 @@ class GridCanvas:
             # one column scale is enough for maps stacked and zoomed together: room for rows
             slot.plot.showAxis("top", show=lead is slot)
 
+    def _every(self, chars: int, piece_px: float) -> int:
+        """Label every how many pieces, for labels of ``chars`` characters not to overlap."""
+        if chars == 1:  # a vertical axis: one line a label
+            return max(1, math.ceil((self._line_px + 2) / max(piece_px, 1e-9)))
+        return max(1, math.ceil((chars * self._char_px + 8) / max(piece_px, 1e-9)))
+
     def _apply_grid(self, prep: PreparedTrace) -> None:
         ps = self.prog
         ps.plot.setTitle(grid_title(prep))
         ps.left.row_len = prep.gw if prep.folded_grid else 1  # a fold's row: its first pid
         for axis in (ps.left, ps.top):
             axis.setTicks(None)
-        if prep.gw <= 32:  # a tick per cell, centred, labelled with x (or pid along a fold)
+        # a tick per cell, centred, labelled with x (or pid along a fold), where they fit
+        cell_w, cell_h = ps.vb.width() / max(prep.gw, 1), ps.vb.height() / max(prep.grows, 1)
+        per_col = prep.gw <= 32 and cell_w >= 3 * self._char_px
+        per_row = prep.grows <= 32 and cell_h >= self._line_px
+        if per_col:
             ps.top.setTicks([[(c + 0.5, str(c)) for c in range(prep.gw)]])
-        if prep.grows <= 32:
+        if per_row:
             ps.left.setTicks([[(r + 0.5, str(r * ps.left.row_len)) for r in range(prep.grows)]])
+        # a tick at a cell's centre would strike through the pid written there
+        ps.top.setStyle(tickLength=0 if per_col else -4)
+        ps.left.setStyle(tickLength=0 if per_row else -4)
         ps.plot.showAxis("left")
         if prep.folded_grid and prep.grows == 1:
             ps.plot.hideAxis("left")
@@ -470,7 +487,12 @@ class GridCanvas:
         pids = prep.grid_pids(self._z)
         r, c = np.nonzero(pids >= 0)
         shown = pids[r, c]
-        digits = np.floor(np.log10(np.maximum(shown, 1))).astype(np.int64) + 1
+        # cells are all one size: label all the cells in view or none (not 0..9 alone), by the
+        # longest pid in view
+        (vx0, vx1), (vy0, vy1) = self.prog.vb.viewRange()
+        in_view = (c + 1 > vx0) & (c < vx1) & (r + 1 > vy0) & (r < vy1)
+        widest = int(shown[in_view].max()) if in_view.any() else 0
+        digits = np.full(shown.shape[0], len(str(widest)), np.int64)
         self._place(self.prog, (c, r, c + 1, r + 1), [(digits, lambda k: str(int(shown[k])))],
                     lambda cx, cy: prep.prog_slots[pids[cy.astype(np.int64), cx.astype(np.int64)]], lut)
 

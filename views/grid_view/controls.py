@@ -151,11 +151,7 @@ class GridControls(QWidget):
         self._update_loop_label()
 
     def _on_playing(self, on: bool) -> None:
-        if self._play.isChecked() != on:
-            with QSignalBlocker(self._play):
-                self._play.setChecked(on)
-        icon = QStyle.StandardPixmap.SP_MediaPause if on else QStyle.StandardPixmap.SP_MediaPlay
-        self._play.setIcon(self.style().standardIcon(icon))
+        show_playing(self._play, on)
         if on and self._state.n_steps:
             self.timer.start()
         else:

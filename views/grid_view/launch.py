@@ -22,8 +22,6 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSlider,
     QSpinBox,
-    QStyle,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -33,9 +31,10 @@ from kernels.data.trace import Trace
 
 from .. import theme
 from ..i18n import translate
+from .controls import play_button, show_playing
 from .state import GridState
 
-__all__ = ["LaunchPanel", "launch_table"]
+__all__ = ["LaunchOrderControl", "LaunchPanel", "launch_table"]
 
 RECORDED_COLOUR, ROW_MAJOR_COLOUR = "#1f77b4", "#b0b0b0"
 
@@ -109,10 +108,7 @@ class LaunchPanel(QWidget):
         form = QFormLayout()
         form.addRow(translate("GridView", "Programs at once"), self.per_wave_spin)
         form.addRow(translate("GridView", "Order"), self.order_combo)
-        self.play = QToolButton()
-        self.play.setCheckable(True)
-        self.play.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
-        self.play.setToolTip(translate("GridView", "Play the waves one after another"))
+        self.play = play_button(translate("GridView", "Play the waves one after another"))
         self.play.toggled.connect(self._on_play)
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setToolTip(translate("GridView", "The wave shown"))
@@ -200,14 +196,57 @@ class LaunchPanel(QWidget):
         self._now.setValue(w)
 
     def _on_play(self, on: bool) -> None:
-        icon = QStyle.StandardPixmap.SP_MediaPause if on else QStyle.StandardPixmap.SP_MediaPlay
-        self.play.setIcon(self.style().standardIcon(icon))
+        show_playing(self.play, on)
         if on:
             self.timer.start()
         else:
             self.timer.stop()
 
     def stop(self) -> None:
-        with QSignalBlocker(self.play):
-            self.play.setChecked(False)
         self._on_play(False)
+
+
+class LaunchOrderControl:
+    """``GridView``'s launch-order API (a mixin: it drives the view's ``_state``, ``_launch``
+    panel and ``_launch_button``)."""
+
+    def show_launch_order(self, on: bool) -> None:
+        """Show (or hide) the launch order beside the maps: the waves played in launch order,
+        the maps lit by the wave shown, and the tiles each wave loads."""
+        with QSignalBlocker(self._launch_button):
+            self._launch_button.setChecked(bool(on))
+        self._launch.setVisible(bool(on))
+        if not on:
+            self._launch.stop()
+        self._state.set_wave(0 if on else None)
+
+    def launch_order_shown(self) -> bool:
+        return self._state.wave is not None
+
+    def set_wave_size(self, programs: int) -> None:
+        """Programs that run at once (SMs × programs per SM) in the launch order played."""
+        self._state.set_waves(per_wave=programs)
+
+    def set_launch_order(self, order: str) -> None:
+        """``"recorded"`` (the kernel's pids) or ``"row-major"`` (by output tile, row by row)."""
+        self._state.set_waves(order=order)
+
+    def set_wave(self, wave: int | None) -> None:
+        """Show wave ``wave`` of the launch order (it is shown beside the maps)."""
+        if wave is not None and self._state.wave is None:
+            self.show_launch_order(True)
+        self._state.set_wave(wave)
+
+    def wave(self) -> int | None:
+        return self._state.wave
+
+    def wave_programs(self) -> np.ndarray:
+        """The pids of the wave shown, in launch order (empty when none is shown)."""
+        if self._state.wave is None or self._prep is None:
+            return np.zeros(0, np.int64)
+        return self._prep.wave_programs(self._state.wave)
+
+    def wave_loads(self):
+        """(recorded order, row-major order): ``kernels.data.maps.WaveLoads`` of the trace shown
+        for the wave size chosen — what the numbers and the chart beside the maps show."""
+        return self._launch.recorded, self._launch.row_major

@@ -66,7 +66,7 @@ def _overlay_lut() -> np.ndarray:
     lut = np.zeros((256, 4), np.uint8)
     lut[DIM] = (255, 255, 255, 190)
     lut[DONE] = (255, 255, 255, 105)
-    lut[LIT_TARGET] = _rgba(TARGET_TINT, 200)
+    lut[LIT_TARGET] = _rgba(TARGET_TINT, 230)
     for k, hex_colour in TINT.items():
         lut[k] = _rgba(hex_colour, 215)
         lut[k | LIT_TARGET] = lut[k]
@@ -108,20 +108,20 @@ def _ramp(name: str) -> tuple[str, str]:
     return _swatch(cm.map(0.0, "qcolor").name()), _swatch(cm.map(1.0, "qcolor").name())
 
 
-def legend_html(mode: str, windowed: bool) -> str:
-    """What the colours mean in mode ``mode`` (and "not recorded" for a windowed trace)."""
+def legend_html(mode: str, windowed: bool, present: set[int] | None = None, loops: bool = True) -> str:
+    """What the colours mean in mode ``mode`` (and "not recorded" for a windowed trace).
+    ``present``: the slots the maps use (None: all), so that a small view is not filled with
+    the meaning of colours it does not show; ``loops``: the kernel has a loop to step."""
     sw = _swatch
-    shared = translate("GridView", "read by several programs")
+
+    def has(*slots: int) -> bool:
+        return present is None or any(x in present for x in slots)
+
+    pale_used = present is None or any(x >= FIRST + PALE for x in present)
     if mode == "program":
         colour = translate("GridView", "tile colour = the program that stored the element (else the one that "
                                        "loaded it)")
-        pale = _swatch("#" + "".join(f"{int(v):02x}" for v in mode_lut(mode)[FIRST + PALE][:3]))
-        shared = translate("GridView", "pale: {shared} (its first reader's colour; label ×readers first–last)"
-                           ).format(shared=shared)
-        shared_swatch = pale
-    else:
-        shared_swatch = sw(SPECIAL[SHARED_READ]) if mode == "readers" else None
-    if mode == "dispatch":
+    elif mode == "dispatch":
         lo, hi = _ramp("viridis")
         colour = translate("GridView", "colour = dispatch order: first program {lo} → last {hi}").format(lo=lo, hi=hi)
     elif mode == "wave":
@@ -130,28 +130,27 @@ def legend_html(mode: str, windowed: bool) -> str:
         lo, hi = _ramp("cividis")
         colour = translate("GridView", "colour = how many programs read the element: 1 {lo} → most {hi} "
                                        "(a program: the average over what it loads)").format(lo=lo, hi=hi)
-    elif mode == "masked":
+    else:
         lo, hi = _ramp("plasma")
         colour = translate("GridView", "colour = fraction of the program's lanes masked off: 0% {lo} → 100% {hi}"
                            ).format(lo=lo, hi=hi)
-    parts = [
-        colour,
-        f"{sw(SPECIAL[UNTOUCHED])} " + translate("GridView", "untouched"),
-        f"{sw(SPECIAL[PAD])} " + translate("GridView", "no element (padding)"),
-        f"{sw(SPECIAL[MULTI_WRITE])} " + translate("GridView", "written by several programs"),
-    ]
-    if mode == "readers":
-        parts.append(f"{sw(SPECIAL[WRITTEN_ONLY])} " + translate("GridView", "written, never read"))
-    elif shared_swatch is not None:
-        parts.append(f"{shared_swatch} {shared}")
-    else:
-        parts.append(translate("GridView", "{shared}: its first reader's colour, paler").format(shared=shared))
-    parts += [
-        f"{sw(SPECIAL[ACCUMULATED])} " + translate("GridView", "atomics of several programs"),
-        translate("GridView", "hover: {load} loaded {store} stored {both} both / atomic").format(
-            load=sw(TINT[LIT_LOAD]), store=sw(TINT[LIT_STORE]), both=sw(TINT[LIT_LOAD | LIT_STORE]))
-        + " " + translate("GridView", "{target} stored after the loop step").format(target=sw(TARGET_TINT)),
-    ]
+    parts = [colour]
+    for slot, words in ((UNTOUCHED, translate("GridView", "untouched")),
+                        (PAD, translate("GridView", "no element (padding)")),
+                        (MULTI_WRITE, translate("GridView", "written by several programs")),
+                        (ACCUMULATED, translate("GridView", "atomics of several programs")),
+                        (WRITTEN_ONLY, translate("GridView", "written, never read"))):
+        if has(slot) and (slot != WRITTEN_ONLY or mode == "readers"):
+            parts.append(f"{sw(SPECIAL[slot])} {words}")
+    if mode != "readers" and (pale_used or has(SHARED_READ)):
+        pale = "#" + "".join(f"{int(v):02x}" for v in mode_lut(mode)[FIRST + PALE][:3])
+        parts.append(translate("GridView", "{swatch} pale: read by several programs (its first reader's colour; "
+                                           "label ×readers first–last)").format(swatch=sw(pale)))
+    hover = translate("GridView", "hover: {load} loaded {store} stored {both} both / atomic").format(
+        load=sw(TINT[LIT_LOAD]), store=sw(TINT[LIT_STORE]), both=sw(TINT[LIT_LOAD | LIT_STORE]))
+    if loops:
+        hover += " " + translate("GridView", "{target} stored after the loop step").format(target=sw(TARGET_TINT))
+    parts.append(hover)
     if windowed:
         parts.append(f"{sw(SPECIAL[NOT_RECORDED])} " + translate("GridView", "not recorded"))
     return " &nbsp;·&nbsp; ".join(parts)

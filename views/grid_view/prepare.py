@@ -263,10 +263,12 @@ class PreparedTrace:
             if gw != self.gw:
                 self.gw, self.grows = gw, math.ceil(self.P / gw)
                 changed = True
+        alike: dict[tuple, MapFold] = {}  # 1-D maps of one length and block fold alike (x, y, out)
         for p, px in zip(self.panels, panel_px, strict=False):
             if px is None or min(px) <= 0:
                 continue
-            fold = p.fit(*px)
+            key = (p.numel, p.block) if len(p.info.shape) <= 1 else (p.index,)
+            fold = alike.setdefault(key, p.fit(*px))
             if fold != p.fold:
                 p.fold = fold
                 changed = True

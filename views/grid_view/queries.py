@@ -109,7 +109,7 @@ class DrawnQueries:
 
     def hover_text(self) -> str:
         """The teaching text for what is hovered (also the tooltip and the info line)."""
-        return self._info.text()
+        return self._info_text
 
     def oob_entries(self) -> list[str]:
         """The lines of the out-of-bounds list (empty when every lane hit a tensor)."""

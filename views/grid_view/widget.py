@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QPointF, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -38,7 +38,7 @@ from .. import theme
 from ..i18n import translate
 from .canvas import GridCanvas
 from .controls import GridControls
-from .launch import LaunchPanel
+from .launch import LaunchOrderControl, LaunchPanel
 from .lighting import (
     Target,
     access_line,
@@ -60,7 +60,7 @@ from .text import info_text, oob_header, oob_line, window_text
 __all__ = ["GridView"]
 
 
-class GridView(DrawnQueries, QWidget):
+class GridView(DrawnQueries, LaunchOrderControl, QWidget):
     """Program grid + per-tensor tile maps of one ``Trace``, with hover, pin and a loop slider.
 
     Signals: ``programHovered(pid)`` (-1 when none), ``elementHovered(tensor, flat_index)``
@@ -173,12 +173,14 @@ class GridView(DrawnQueries, QWidget):
         self._legend = QLabel()
         self._legend.setWordWrap(True)
         self._legend.setTextFormat(Qt.TextFormat.RichText)
-        self._info = QLabel(translate("GridView", "Hover a program or an element."))
+        self._info_text = translate("GridView", "Hover a program or an element.")
+        self._info_lines = 8
+        self._info = QLabel(self._info_text)
         self._info.setFont(theme.mono_font())
         self._info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._info.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         # a fixed height: a hover text of another length must not resize the maps under the mouse
-        self._info.setFixedHeight(8 * self._info.fontMetrics().height() + 4)
+        self._set_info_lines(8)
         self._info.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self._info.setWordWrap(True)  # a long hover text must not widen the window
         self._oob_header = QLabel()
@@ -366,54 +368,31 @@ class GridView(DrawnQueries, QWidget):
         """Milliseconds between loop steps while playing."""
         self._controls.timer.setInterval(int(ms))
 
-    # ------------------------------------------------------------------ public API: launch order
-    def show_launch_order(self, on: bool) -> None:
-        """Show (or hide) the launch order beside the maps: the waves played in launch order,
-        the maps lit by the wave shown, and the tiles each wave loads."""
-        with QSignalBlocker(self._launch_button):
-            self._launch_button.setChecked(bool(on))
-        self._launch.setVisible(bool(on))
-        if not on:
-            self._launch.stop()
-        self._state.set_wave(0 if on else None)
-
-    def launch_order_shown(self) -> bool:
-        return self._state.wave is not None
-
-    def set_wave_size(self, programs: int) -> None:
-        """Programs that run at once (SMs × programs per SM) in the launch order played."""
-        self._state.set_waves(per_wave=programs)
-
-    def set_launch_order(self, order: str) -> None:
-        """``"recorded"`` (the kernel's pids) or ``"row-major"`` (by output tile, row by row)."""
-        self._state.set_waves(order=order)
-
-    def set_wave(self, wave: int | None) -> None:
-        """Show wave ``wave`` of the launch order (it is shown beside the maps)."""
-        if wave is not None and self._state.wave is None:
-            self.show_launch_order(True)
-        self._state.set_wave(wave)
-
-    def wave(self) -> int | None:
-        return self._state.wave
-
-    def wave_programs(self) -> np.ndarray:
-        """The pids of the wave shown, in launch order (empty when none is shown)."""
-        if self._state.wave is None or self._prep is None:
-            return np.zeros(0, np.int64)
-        return self._prep.wave_programs(self._state.wave)
-
-    def wave_loads(self):
-        """(recorded order, row-major order): ``kernels.data.maps.WaveLoads`` of the trace shown
-        for the wave size chosen — what the numbers and the chart beside the maps show."""
-        return self._launch.recorded, self._launch.row_major
-
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt's name)
         if event.key() == Qt.Key.Key_Escape and self._state.pinned is not None:
             self.unpin()
             event.accept()
             return
         super().keyPressEvent(event)
+
+    def _set_info_lines(self, lines: int) -> None:
+        self._info_lines = lines
+        self._info.setFixedHeight(lines * self._info.fontMetrics().height() + 4)
+        self._show_info()
+
+    def _show_info(self) -> None:
+        """The hover text in the lines the info box has: a longer one cut at a whole line (the
+        tooltip, and ``hover_text``, hold all of it)."""
+        lines = self._info_text.split("\n")
+        if len(lines) > self._info_lines:
+            lines = lines[: self._info_lines - 1] + ["… " + translate("GridView", "(the rest in the tooltip)")]
+        self._info.setText("\n".join(lines))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        # a short view (the window's middle column on a laptop) keeps more room for the maps;
+        # the whole text is in the tooltip
+        self._set_info_lines(8 if event.size().height() >= 700 else 6)
+        super().resizeEvent(event)
 
     # ------------------------------------------------------------------ plots made ahead
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
@@ -592,13 +571,22 @@ class GridView(DrawnQueries, QWidget):
     def _update_info(self) -> None:
         st = self._state
         text = info_text(self._prep, st.hover, st.pinned, st.step, st.loop)
-        self._info.setText(text)
+        self._info_text = text
+        self._show_info()
         if self._show_tooltips and st.hover is not None:
             QToolTip.showText(QCursor.pos(), text, self._glw)
 
     def _update_legend(self) -> None:
         windowed = self._prep is not None and self._prep.trace.window is not None
-        self._legend.setText(legend_html(self._state.mode, windowed))
+        prep = self._prep
+        present = None
+        if prep is not None:  # the slots the maps use: only their meanings are listed
+            used = np.zeros(256, bool)
+            for img in prep.images:
+                used |= np.bincount(img.reshape(-1), minlength=256)[:256] > 0
+            present = set(np.flatnonzero(used).tolist())
+        loops = prep is not None and any(n > 0 for n in prep.loop_steps)
+        self._legend.setText(legend_html(self._state.mode, windowed, present, loops))
 
     # ------------------------------------------------------------------ OOB list
     def _fill_oob_list(self, trace: Trace) -> None:
