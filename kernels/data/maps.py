@@ -11,6 +11,10 @@ query helpers answer the grid view's questions on a finished ``Trace``:
   the elements of every tensor that a set of programs read and wrote (for matmul with
   GROUP_SIZE_M: which tiles of C wave 0 writes and which rows of A / columns of B it reads);
 - ``pid_grid(trace)``: the (z, y, x) layout of linear program ids for drawing the grid;
+- ``load_tiles(trace)``, ``output_order(trace)`` and ``wave_loads(trace, per_wave, order)``: the
+  launch order explained — the distinct tiles (blocks of elements one load reads) each wave of
+  ``per_wave`` programs loads, in the recorded order or another (matmul's grouped order against
+  row-major: the Triton tutorial's 54 against 90 blocks for 9×9 tiles and a wave of 9);
 - ``summary_lines(trace)``: the text summary the CLI prints.
 
 No torch, no triton: the GUI process may use this module on a trace received from the worker.
@@ -37,7 +41,8 @@ from .trace import (
 )
 
 __all__ = ["derive", "waves", "rewave", "programs_in_wave", "Footprint", "footprint", "wave_footprint", "pid_grid",
-           "per_program_grid", "summary_lines", "event_lane_mask"]
+           "per_program_grid", "summary_lines", "event_lane_mask", "LoadTiles", "load_tiles", "output_order",
+           "WaveLoads", "wave_loads"]
 
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -270,3 +275,108 @@ def summary_lines(trace: Trace, max_oob: int = 10) -> list[str]:
             lines.append(f"MULTIPLY WRITTEN: {info.name}: {int(mw.sum())} element(s) written by several "
                          f"programs (first at index {tuple(int(i) for i in first)})")
     return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# the launch order: what each wave loads
+
+
+@dataclass
+class LoadTiles:
+    """Every load that read at least one element, and the tile it read: a tile is a block of
+    elements of one tensor (the same first and last element and the same lane count), so the
+    A tile a matmul program loads at K step 3 is the tile another program loads at its step 3."""
+
+    program: np.ndarray  # int64 [n]: the program of each load
+    tile: np.ndarray  # int64 [n]: its tile id
+    tile_tensor: np.ndarray  # int64 [tiles]: the tensor of each tile
+    tile_bytes: np.ndarray  # int64 [tiles]: bytes of each tile
+
+
+def load_tiles(trace: Trace) -> LoadTiles:
+    """The tiles of ``trace``'s loads (vectorized over lanes: one gather, two ``reduceat``)."""
+    ev = trace.events
+    rows = np.flatnonzero((ev.op == OP_LOAD) & (ev.n_active > 0) & (ev.tensor >= 0))
+    n = ev.n_active[rows].astype(np.int64)
+    ptr = np.zeros(rows.size + 1, np.int64)
+    np.cumsum(n, out=ptr[1:])
+    if rows.size == 0:
+        z = np.zeros(0, np.int64)
+        return LoadTiles(z, z, z, z)
+    lanes = ev.elements[np.repeat(ev.lane_start[rows] - ptr[:-1], n) + np.arange(int(ptr[-1]))].astype(np.int64)
+    first, last = np.minimum.reduceat(lanes, ptr[:-1]), np.maximum.reduceat(lanes, ptr[:-1])
+    keys = np.stack([ev.tensor[rows].astype(np.int64), first, last, n], axis=1)
+    uniq, tile = np.unique(keys, axis=0, return_inverse=True)
+    esize = np.array([t.element_size for t in trace.tensors], np.int64)
+    return LoadTiles(program=ev.program[rows].astype(np.int64), tile=tile.reshape(-1).astype(np.int64),
+                     tile_tensor=uniq[:, 0], tile_bytes=uniq[:, 3] * esize[uniq[:, 0]])
+
+
+def output_order(trace: Trace) -> np.ndarray:
+    """The recorded programs in *row-major output order*: sorted by the first element each
+    stores into the output (the tensor most written), so the program of C tile (m, n) comes at
+    m * tiles per row + n whatever order the kernel numbers them in; programs that store
+    nothing keep their pid order, last."""
+    ev = trace.events
+    programs = np.asarray(trace.programs, np.int64)
+    writes = (ev.op == OP_STORE) | (ev.op == OP_ATOMIC)
+    if not writes.any():
+        return programs.copy()
+    lanes_per_tensor = np.bincount(ev.tensor[writes].astype(np.int64) + 1, weights=ev.n_active[writes],
+                                   minlength=len(trace.tensors) + 1)[1:]
+    out_t = int(np.argmax(lanes_per_tensor))
+    el, pr = _lanes(ev, writes & (ev.tensor == out_t))
+    first = np.full(trace.n_programs, np.iinfo(np.int64).max, np.int64)
+    np.minimum.at(first, pr.astype(np.intp), el.astype(np.int64))
+    return programs[np.lexsort((programs, first[programs]))]
+
+
+@dataclass
+class WaveLoads:
+    """What each wave of ``per_wave`` programs, dispatched in ``order``, loads: the distinct
+    tiles per tensor (what must come through L2 while the wave runs) and their bytes."""
+
+    per_wave: int
+    order: np.ndarray  # int64: recorded pids in launch order
+    tensors: list[str]  # names of the tensors (columns of ``tiles`` and ``nbytes``)
+    tiles: np.ndarray  # int64 [waves, tensors]: distinct tiles loaded
+    nbytes: np.ndarray  # int64 [waves, tensors]: their bytes
+
+    @property
+    def n_waves(self) -> int:
+        return int(self.tiles.shape[0])
+
+    def total_tiles(self) -> np.ndarray:
+        return self.tiles.sum(axis=1)
+
+    def total_bytes(self) -> np.ndarray:
+        return self.nbytes.sum(axis=1)
+
+    def loaded(self) -> list[str]:
+        """The tensors some wave loads (those a table needs to show)."""
+        return [t for t, n in zip(self.tensors, self.tiles.sum(axis=0), strict=True) if n > 0]
+
+
+def wave_loads(trace: Trace, per_wave: int, order: np.ndarray | None = None,
+               tiles: LoadTiles | None = None) -> WaveLoads:
+    """Distinct tiles (and bytes) each wave loads when ``per_wave`` programs run at once in
+    ``order`` (recorded pids; None: pid order, the hardware's). ``tiles``: ``load_tiles(trace)``
+    if already made. For the Triton tutorial's matmul (9×9 tiles of C and 9 along K, a wave of
+    9): 27 + 27 = 54 A and B tiles in grouped order (GROUP_SIZE_M=3), 9 + 81 = 90 row-major."""
+    per_wave = max(1, int(per_wave))
+    order = np.asarray(trace.programs if order is None else order, np.int64)
+    lt = load_tiles(trace) if tiles is None else tiles
+    T = len(trace.tensors)
+    n_waves = max(1, -(-order.size // per_wave))
+    rank = np.full(trace.n_programs, -1, np.int64)
+    rank[order] = np.arange(order.size)
+    wave = rank[lt.program] // per_wave
+    keep = wave >= 0  # a program left out of ``order`` loads nothing here
+    n_tiles = max(1, int(lt.tile_tensor.size))
+    key = np.unique(wave[keep] * n_tiles + lt.tile[keep])  # distinct (wave, tile)
+    w, t = key // n_tiles, key % n_tiles
+    cell = w * T + lt.tile_tensor[t]
+    counts = np.bincount(cell, minlength=n_waves * T)[: n_waves * T].reshape(n_waves, T)
+    nbytes = np.bincount(cell, weights=lt.tile_bytes[t], minlength=n_waves * T)[: n_waves * T]
+    return WaveLoads(per_wave=per_wave, order=order, tensors=[info.name for info in trace.tensors],
+                     tiles=counts.astype(np.int64), nbytes=np.rint(nbytes).astype(np.int64).reshape(n_waves, T))
