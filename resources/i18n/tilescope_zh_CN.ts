@@ -583,10 +583,6 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>格子颜色 = 存储该元素的程序（否则为加载它的程序）</translation>
     </message>
     <message>
-        <source>pale: {shared} (its first reader&apos;s colour; label ×readers first–last)</source>
-        <translation>浅色：{shared}（第一个读取者的颜色；标注 ×读取者数 首个–末个）</translation>
-    </message>
-    <message>
         <source>colour = dispatch order: first program {lo} → last {hi}</source>
         <translation>颜色 = 调度顺序：第一个程序 {lo} → 最后一个 {hi}</translation>
     </message>
@@ -615,20 +611,16 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>被多个程序写入</translation>
     </message>
     <message>
-        <source>read by several programs</source>
-        <translation>被多个程序读取</translation>
-    </message>
-    <message>
         <source>written, never read</source>
         <translation>已写入，从未读取</translation>
     </message>
     <message>
-        <source>{shared}: its first reader&apos;s colour, paler</source>
-        <translation>{shared}：第一个读取者的颜色，更浅</translation>
-    </message>
-    <message>
         <source>atomics of several programs</source>
         <translation>多个程序的原子操作</translation>
+    </message>
+    <message>
+        <source>{swatch} pale: read by several programs (its first reader&apos;s colour; label ×readers first–last)</source>
+        <translation>{swatch} 浅色：被多个程序读取（取第一个读取者的颜色；标注 ×读取者数 首个–末个）</translation>
     </message>
     <message>
         <source>hover: {load} loaded {store} stored {both} both / atomic</source>
@@ -926,6 +918,10 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     <message>
         <source>Hover a program or an element.</source>
         <translation>悬停在程序或元素上。</translation>
+    </message>
+    <message>
+        <source>(the rest in the tooltip)</source>
+        <translation>（其余内容见提示）</translation>
     </message>
     <message>
         <source>Launch order</source>
@@ -1968,8 +1964,20 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>尚无运行：运行（或扫描）内核，把它放到屋顶线图上。</translation>
     </message>
     <message>
-        <source>{runs} runs, {sweep} sweep points</source>
-        <translation>{runs} 次运行，{sweep} 个扫描点</translation>
+        <source>1 run</source>
+        <translation>1 次运行</translation>
+    </message>
+    <message>
+        <source>{n} runs</source>
+        <translation>{n} 次运行</translation>
+    </message>
+    <message>
+        <source>1 sweep point</source>
+        <translation>1 个扫描点</translation>
+    </message>
+    <message>
+        <source>{n} sweep points</source>
+        <translation>{n} 个扫描点</translation>
     </message>
     <message>
         <source>{n} not placed (failed, untimed, or no FLOP model)</source>
@@ -2202,12 +2210,20 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>无时间</translation>
     </message>
     <message>
+        <source>not run</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
         <source>, each cell the best over {names}</source>
         <translation>，每格取 {names} 上的最佳值</translation>
     </message>
     <message>
         <source>, slice at {values}</source>
         <translation>，切片位于 {values}</translation>
+    </message>
+    <message>
+        <source>ms</source>
+        <translation>毫秒</translation>
     </message>
     <message>
         <source>{where}{how} · {unit}</source>
