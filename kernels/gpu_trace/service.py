@@ -28,6 +28,7 @@ import numpy as np
 
 from ..backends import Backend, gpu_status
 from ..data.errors import BackendUnavailable, ResourceError, to_error_info
+from ..data.gpu_trace import MAX_MAP_ELEMENTS, GpuTraceInfo, GpuTraceResult, Timeline
 from ..data.maps import waves
 from ..data.params import ValidationError
 from ..data.results import ErrorInfo, Progress
@@ -38,7 +39,6 @@ from ..lookup import get_spec
 from ..prepare import prepare
 from ..spec import jit_source
 from .device import OOB_CAP
-from ..data.gpu_trace import MAX_MAP_ELEMENTS, GpuTraceInfo, GpuTraceResult, Timeline
 from .rewrite import instrument
 from .shadow import Recording
 
