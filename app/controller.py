@@ -641,6 +641,8 @@ class Controller:
             return
         self.view.show_status(translate("Controller", "loaded {names} from {file}").format(
             names=", ".join(i.name for i in loaded), file=loaded[0].origin), 10000)
+        if payload.get("notes"):  # what the worker had to undo (processes the file forked)
+            self.view.show_message("; ".join(payload["notes"]), "warning", topic="file")
         script = payload.get("script")
         if script is not None:  # a plain script: say what its run gave, its prints as the details
             self.view.show_message(script_summary(script), "warning" if script.error else "info",

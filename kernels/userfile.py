@@ -81,10 +81,11 @@ def load(path: str | os.PathLike) -> list[KernelSpec]:
         raise UserFileError(f"{shown} is not a Python file ({e})", field="user_file") from None
 
     key = str(p)
+    from . import catalog  # noqa: F401 — first, so a file that takes a catalog kernel's name is refused
     from .script import is_plain_script
 
     if is_plain_script(source):
-        return _load_script(p, shown)
+        return _load_script(p, shown, source)
     previous = loaded_from(p)
     before = {name: REGISTRY.get(name) for name in REGISTRY.names()}
     for s in previous:  # reload replaces: the file's old specs go first
@@ -103,6 +104,7 @@ def load(path: str | os.PathLike) -> list[KernelSpec]:
     added_path = str(p.parent) not in sys.path
     if added_path:
         sys.path.insert(0, str(p.parent))
+    _pin_source(key, source)
 
     def rollback() -> None:
         for name in REGISTRY.names():
@@ -135,6 +137,7 @@ def load(path: str | os.PathLike) -> list[KernelSpec]:
         raise UserFileError(f"{where}: {type(e).__name__}: {msg}".rstrip(": "),
                             detail=traceback.format_exc(limit=-5), field="user_file") from None
     finally:
+        _unpin_source(key)
         if added_path:
             try:
                 sys.path.remove(str(p.parent))
@@ -155,16 +158,42 @@ def load(path: str | os.PathLike) -> list[KernelSpec]:
             field="user_file")
     for s in new:
         s.origin = key
-    st = p.stat()
-    _STAMPS[key] = (st.st_mtime_ns, st.st_size)
+    _stamp(p)
     return new
 
 
-def _load_script(p: Path, shown: str) -> list[KernelSpec]:
+def _stamp(p: Path) -> None:
+    """Remember the file's mtime and size (a file that deleted itself while loading has none: its
+    kernels stay loaded, and ``ensure_loaded`` keeps them while the file is gone)."""
+    try:
+        st = p.stat()
+    except OSError:
+        _STAMPS[str(p)] = (-1, -1)
+        return
+    _STAMPS[str(p)] = (st.st_mtime_ns, st.st_size)
+
+
+def _pin_source(key: str, source: str) -> None:
+    """Serve the file's source from ``linecache`` while it runs: a file that deletes itself as it
+    is imported still has its source for triton and the tracer (which read it by line)."""
+    linecache.cache[key] = (len(source), None, source.splitlines(True), key)
+
+
+def _unpin_source(key: str) -> None:
+    """Back to reading the file (so an edit is seen); kept pinned when the file is gone."""
+    if os.path.exists(key):
+        linecache.cache.pop(key, None)
+
+
+def _load_script(p: Path, shown: str, source: str) -> list[KernelSpec]:
     from .script import open_script
 
     linecache.checkcache(str(p))
-    cap, specs = open_script(str(p))
+    _pin_source(str(p), source)
+    try:
+        cap, specs = open_script(str(p))
+    finally:
+        _unpin_source(str(p))
     if not specs:
         where = f"{shown}:{cap.error_line}" if cap.error_line else shown
         if cap.missing_module:
@@ -175,20 +204,22 @@ def _load_script(p: Path, shown: str) -> list[KernelSpec]:
             msg = (f"{shown} registers no kernels and launched no Triton kernel ({cap.stopped or 'it ran to its end'}): "
                    "Tilescope opens a plain script by running it and capturing its launches")
         raise UserFileError(msg, detail=cap.log[-4000:], field="user_file")
-    st = p.stat()
-    _STAMPS[str(p)] = (st.st_mtime_ns, st.st_size)
+    _stamp(p)
     return specs
 
 
 def ensure_loaded(path: str | os.PathLike) -> list[KernelSpec]:
-    """Load ``path`` unless it is loaded and unchanged since (same mtime and size)."""
+    """Load ``path`` unless it is loaded and unchanged since (same mtime and size). A file that
+    was loaded and has since gone (it deleted itself as it ran) keeps its kernels."""
     p = _resolve(path)
     key = str(p)
+    specs = loaded_from(p)
     try:
         st = p.stat()
     except OSError:
+        if specs and key in _STAMPS:
+            return specs
         return load(path)  # raises the clear "not found"
-    specs = loaded_from(p)
     if specs and _STAMPS.get(key) == (st.st_mtime_ns, st.st_size):
         return specs
     return load(path)

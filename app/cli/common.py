@@ -1,5 +1,6 @@
-"""What the verbs of ``tilescope`` share: errors and exit codes, the progress line on stderr and
-the worker process behind ``--timeout``. The options that give a kernel its values are in
+"""What the verbs of ``tilescope`` share: errors and exit codes, the progress line on stderr, the
+check that an output path can be written. Where the work runs (this process, or a worker for a
+user's file and ``--timeout``) is ``remote``; the options that give a kernel its values are in
 ``options``, the output helpers (JSON, tables, numbers) in ``output``. No Qt; the engine is
 imported inside the functions that need it."""
 
@@ -10,7 +11,7 @@ import sys
 from typing import Any
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "CliError", "Failed", "Parser", "check_writable", "error_exit",
-           "in_worker", "stderr_progress"]
+           "stderr_progress"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 #: error kinds that mean "the input was wrong" (exit 2) rather than "the kernel failed" (exit 1)
@@ -89,26 +90,3 @@ def check_writable(path: str, option: str, folder: bool = False) -> None:
             raise PermissionError(13, "Permission denied")
     except OSError as e:
         raise CliError(f"{option} {path}: cannot write there ({e.strerror or e})") from None
-
-
-# ---------------------------------------------------------------------------------------------
-# --timeout: the request runs in a worker process
-
-
-def in_worker(kind: str, req: Any, timeout_s: float) -> Any:
-    """Run ``req`` in a worker child process that is killed after ``timeout_s`` (the in-process
-    engine cannot stop a kernel that never ends: a GPU hang never returns to Python). The verbs
-    call ``app.cli.remote.compute``, which decides where to run; this is its ``--timeout`` form."""
-    from .remote import compute
-
-    args = argparse.Namespace(timeout=timeout_s, file=getattr(req, "user_file", None))
-    try:
-        return compute(kind, req, args)
-    finally:
-        _close_remote(args)
-
-
-def _close_remote(args: argparse.Namespace) -> None:
-    from .remote import close
-
-    close(args)

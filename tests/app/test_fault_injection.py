@@ -253,6 +253,16 @@ def test_trace_refuses_an_unwritable_output_before_the_work(option, not_a_dir, t
     assert not calls
 
 
+def test_open_refuses_a_reproducer_folder_it_cannot_write_before_running_the_script(not_a_dir, tmp_path, capsys):
+    from app.cli import main
+
+    script = write(tmp_path, "script", "good")
+    for target in (not_a_dir, not_a_dir / "sub"):
+        code = main(["open", str(script), "--reproducer", str(target)])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1 and "--reproducer" in err[0] and "not a folder" in err[0], err
+
+
 def test_a_trace_whose_file_fails_mid_write_is_kept_and_the_message_says_where(tmp_path, capsys, monkeypatch):
     import numpy as np
 

@@ -14,15 +14,11 @@ that cannot be saved are lost without a word, or a forked child outlives the win
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
-import time
 import uuid
 from pathlib import Path
 
 import pytest
-from hostile import TAG_VAR, tagged, write
+from hostile import TAG_VAR, hold_lock, poll, tagged, write
 
 pytest.importorskip("PySide6.QtWidgets")
 
@@ -39,11 +35,7 @@ TIMEOUT_S = 3.0
 
 
 def wait_until(pred, timeout: float = 30.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or pred}")
-        QTest.qWait(20)
+    poll(pred, timeout, what, step=lambda: QTest.qWait(20))
 
 
 @pytest.fixture(scope="module")
@@ -123,6 +115,15 @@ def test_a_file_whose_import_never_returns_can_be_cancelled_and_a_queued_run_the
     assert win.worker.client.restarts == restarts
 
 
+def test_exporting_the_history_to_an_unwritable_place_is_a_message(win, tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    for fmt in ("csv", "json"):
+        assert win.export_history(str(blocker / f"runs.{fmt}"), fmt) == 0
+        assert win.banner.topic() == "export" and "Could not export the history" in win.banner.text()
+    assert win.export_history(str(tmp_path / "runs.csv"), "csv") >= 1  # and a good place works
+
+
 @pytest.mark.parametrize("kind", ["spec", "script"])
 def test_a_file_that_exits_at_import_is_a_message_and_run_works(win, tmp_path, kind):
     path = write(tmp_path, kind, "exit")
@@ -137,6 +138,7 @@ def test_a_file_that_forks_at_import_leaves_no_process_after_the_window_closes(w
     path = write(tmp_path, "spec", "fork_sleep", name="forking_add")
     win.open_kernel_file(str(path))
     wait_until(lambda: "forking_add" in win.session.infos and not win._busy_kinds(), 60, "the forking file")
+    assert win.banner.topic() == "file" and "process(es)" in win.banner.text() and "stopped" in win.banner.text()
     win.select_kernel("forking_add")
     win.panel.set_values({"N": 1000, "BLOCK_SIZE": 128})
     n = len(win.throughput.results())
@@ -200,24 +202,6 @@ def test_a_read_only_config_folder_is_said_in_the_window(qapp, tmp_path, monkeyp
         cfg.chmod(0o755)
 
 
-_LOCKER = textwrap.dedent('''
-    import sqlite3, sys, time
-    conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-    conn.execute("PRAGMA locking_mode=EXCLUSIVE")
-    conn.execute("BEGIN EXCLUSIVE")
-    conn.execute("INSERT INTO runs (time, kernel) VALUES (0, 'locked_run')")
-    print("locked", flush=True)
-    time.sleep(float(sys.argv[2]))
-    conn.execute("COMMIT")
-''')
-
-
-def _hold_lock(db: Path, seconds: float) -> subprocess.Popen:
-    p = subprocess.Popen([sys.executable, "-c", _LOCKER, str(db), str(seconds)], stdout=subprocess.PIPE, text=True)
-    assert p.stdout.readline().strip() == "locked"
-    return p
-
-
 def _history_with_runs(db: Path, n: int) -> None:
     h = History.open(db)
     for i in range(n):
@@ -231,7 +215,7 @@ def test_a_history_locked_by_another_process_is_not_called_damaged(qapp, tmp_pat
     db = data / "history.db"
     _history_with_runs(db, 3)
     monkeypatch.setenv("TILESCOPE_DATA_DIR", str(data))
-    locker = _hold_lock(db, 30)
+    locker = hold_lock(db, 30)
     try:
         w = _window_without_worker(qapp)
         try:

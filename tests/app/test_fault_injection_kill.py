@@ -19,7 +19,7 @@ import time
 
 import psutil
 import pytest
-from hostile import write
+from hostile import alive, poll, write
 
 from app.client import WorkerClient, WorkerError
 from kernels.data.results import RunRequest, SweepRequest
@@ -30,15 +30,7 @@ TIMEOUT_S = 4.0
 
 
 def _gone(pid: int, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
-                return True
-        except psutil.NoSuchProcess:
-            return True
-        time.sleep(0.02)
-    return False
+    return poll(lambda: not alive(pid), timeout, f"process {pid} to end")
 
 
 def _vadd(n: int = 1000, block: int = 256, **kw) -> RunRequest:

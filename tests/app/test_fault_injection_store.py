@@ -12,13 +12,11 @@ earlier runs vanish, or a folder that cannot be created stops the app with a tra
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
 import time
 from pathlib import Path
 
 import pytest
+from hostile import hold_lock
 
 from app import paths
 from app.history import History
@@ -37,27 +35,6 @@ def _history_with_runs(db: Path, n: int) -> None:
     h.close()
 
 
-_LOCKER = textwrap.dedent('''
-    import sqlite3, sys, time
-    conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-    mode = sys.argv[3]
-    if mode == "exclusive":
-        conn.execute("PRAGMA locking_mode=EXCLUSIVE")
-    conn.execute("BEGIN EXCLUSIVE" if mode == "exclusive" else "BEGIN IMMEDIATE")
-    conn.execute("INSERT INTO runs (time, kernel) VALUES (0, 'uncommitted')")
-    print("locked", flush=True)
-    time.sleep(float(sys.argv[2]))
-    conn.execute("ROLLBACK")
-''')
-
-
-def _hold_lock(db: Path, seconds: float, mode: str = "exclusive") -> subprocess.Popen:
-    p = subprocess.Popen([sys.executable, "-c", _LOCKER, str(db), str(seconds), mode],
-                         stdout=subprocess.PIPE, text=True)
-    assert p.stdout.readline().strip() == "locked"
-    return p
-
-
 # ---------------------------------------------------------------------------------------------
 # the history
 
@@ -66,7 +43,7 @@ def test_a_locked_history_is_waited_for_then_said_locked_and_never_moved(tmp_pat
     db = tmp_path / "history.db"
     _history_with_runs(db, 3)
     before = db.read_bytes()
-    locker = _hold_lock(db, 60)
+    locker = hold_lock(db, 60)
     try:
         t0 = time.monotonic()
         h = History.open(db, lock_wait_s=1.0)
@@ -93,7 +70,7 @@ def test_a_locked_history_is_waited_for_then_said_locked_and_never_moved(tmp_pat
 def test_a_history_locked_briefly_opens_normally(tmp_path):
     db = tmp_path / "history.db"
     _history_with_runs(db, 2)
-    locker = _hold_lock(db, 0.7)
+    locker = hold_lock(db, 0.7)
     try:
         h = History.open(db, lock_wait_s=10.0)
         try:
@@ -108,7 +85,7 @@ def test_a_history_being_written_by_another_process_is_readable_at_once(tmp_path
     # a writer's lock (not exclusive) leaves the file readable: the history opens with its runs
     db = tmp_path / "history.db"
     _history_with_runs(db, 4)
-    locker = _hold_lock(db, 30, mode="immediate")
+    locker = hold_lock(db, 30, mode="immediate")
     try:
         h = History.open(db, lock_wait_s=0.5)
         try:
@@ -226,3 +203,18 @@ def test_paths_never_create_folders_when_asked_not_to(tmp_path, monkeypatch):
     assert paths.settings_path(create_dir=False) == tmp_path / "c" / "settings.json"
     assert paths.history_path(create_dir=False) == tmp_path / "d" / "history.db"
     assert not (tmp_path / "c").exists() and not (tmp_path / "d").exists()
+
+
+def test_missing_settings_and_history_start_fresh_without_a_word(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILESCOPE_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("TILESCOPE_DATA_DIR", str(tmp_path / "data"))
+    s = Settings.load()
+    assert s.warning is None and s.save_problem() is None and s.values == {}
+    h = History.open()
+    try:
+        assert h.warning is None and h.count() == 0 and h.path == tmp_path / "data" / "history.db"
+        h.add(_result(1))
+    finally:
+        h.close()
+    s.save()
+    assert Settings.load().warning is None and History.open().count() == 1

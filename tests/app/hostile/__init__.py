@@ -97,3 +97,57 @@ def tagged(tag: str) -> list[int]:
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess, OSError):
             pass
     return out
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, reaped or not, does not)."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def poll(pred, timeout: float, what: str = "", step=None) -> bool:
+    """Call ``step()`` (default: sleep 20 ms; the GUI tests pass ``lambda: QTest.qWait(20)``, which
+    keeps the event loop turning) until ``pred()`` holds; AssertionError naming ``what`` after
+    ``timeout`` seconds. True, so ``assert poll(...)`` reads well."""
+    import time
+
+    end = time.monotonic() + timeout
+    wait = step or (lambda: time.sleep(0.02))
+    while not pred():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or pred}")
+        wait()
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# a run history another process holds
+
+_LOCKER = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+if sys.argv[3] == "exclusive":
+    conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+conn.execute("BEGIN EXCLUSIVE" if sys.argv[3] == "exclusive" else "BEGIN IMMEDIATE")
+conn.execute("INSERT INTO runs (time, kernel) VALUES (0, 'uncommitted')")
+print("locked", flush=True)
+time.sleep(float(sys.argv[2]))
+conn.execute("ROLLBACK")
+"""
+
+
+def hold_lock(db, seconds: float, mode: str = "exclusive"):
+    """Another process holding ``db`` for ``seconds``: "exclusive" (``locking_mode=EXCLUSIVE``,
+    nobody else may even read) or "immediate" (a writer's lock: readers go on). Returns the
+    Popen once the lock is held; kill() it to let go."""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", _LOCKER, str(db), str(seconds), mode], stdout=subprocess.PIPE,
+                         text=True)
+    assert p.stdout.readline().strip() == "locked"
+    return p
