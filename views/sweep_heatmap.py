@@ -13,6 +13,7 @@ at most ~30 times a second while points stream in.
 
 from __future__ import annotations
 
+import copy
 import math
 from pathlib import Path
 from typing import Any
@@ -105,7 +106,9 @@ class SweepHeatmap(QWidget):
         self.image = pg.ImageItem(axisOrder="row-major")
         pi.addItem(self.image)
         self._cmap = pg.colormap.get("viridis")
-        self._cmap_reversed = pg.colormap.get("viridis")
+        # pyqtgraph caches its colormaps: reverse a copy, never the shared one (the grid view's
+        # launch-order colours read the same cached viridis)
+        self._cmap_reversed = copy.deepcopy(pg.colormap.get("viridis"))
         self._cmap_reversed.reverse()
         self._reversed = False
         self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self._cmap, interactive=False, width=14,
