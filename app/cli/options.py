@@ -71,7 +71,6 @@ def get_spec(args: argparse.Namespace) -> Any:
     A catalog kernel's ``KernelSpec`` comes from this process; with ``--file`` the file is loaded
     in the command's worker (``app.cli.remote``: never imported here) and its ``KernelInfo``
     comes back — ``name``, ``params`` and ``metric``, which is what the verbs read."""
-    from kernels import engine
     from kernels.data.errors import TilescopeError
     from kernels.data.params import ValidationError
 
@@ -80,9 +79,11 @@ def get_spec(args: argparse.Namespace) -> Any:
     file = getattr(args, "file", None)
     if args.kernel is None and not file:
         raise CliError("give a kernel name, or --file FILE (with --launch N for its N-th launch)")
-    if file:
+    if file:  # (this process then never imports torch or triton: the worker does)
         spec = kernel_info(args, file, args.kernel, getattr(args, "launch", 1))
     else:
+        from kernels import engine
+
         try:
             spec = engine.get_spec(args.kernel)
         except (ValidationError, TilescopeError) as e:

@@ -33,6 +33,9 @@ AT_IMPORT: dict[str, str] = {
     "fork_sleep": "if os.fork() == 0:\n    time.sleep(300)",
     "print": "print('hello from the kernel file')\nprint('{\"not\": \"the result\"}')",
     "print_flood": "for _i in range(200_000):\n    print('noise', _i)",
+    # all three: print() (a JSON-looking line too), a write to fd 1, a flood of 200 000 lines
+    "noisy": ("print('hello from the kernel file')\nprint('{\"not\": \"the result\"}')\n"
+              "os.write(1, b'written to fd 1 at import\\n')\nfor _i in range(200_000):\n    print('noise', _i)"),
     "stdout_fd": "os.write(1, b'written to fd 1 at import\\n')",
     "self_delete": "os.remove(__file__)",
     "kill_self": "os.kill(os.getpid(), signal.SIGKILL)",
