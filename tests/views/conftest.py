@@ -12,24 +12,11 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
-
 @pytest.fixture(autouse=True)
-def _delete_widgets_now():
-    """After each test: close and delete every top-level widget now, then collect Python garbage.
-
-    Left to deferred deletion, a widget's graphics items could be freed by Qt while a Python
-    wrapper still pointed at them; a new item at the same address then met the stale wrapper
-    (seen once on CI: ``'LabelItem' object has no attribute '_sizeHint'`` inside a later
-    ``addItem``)."""
+def _collect_garbage():
+    """After each test, collect Python garbage: a closed view's wrappers, kept alive by reference
+    cycles, could otherwise outlive their Qt objects into the next test, where a new item at the
+    same address met the stale wrapper (seen once on CI: ``'LabelItem' object has no attribute
+    '_sizeHint'`` inside a later ``addItem``). Deleting the widgets here instead crashed Qt."""
     yield
-    from PySide6.QtCore import QCoreApplication, QEvent
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance()
-    if app is None:
-        return
-    for w in QApplication.topLevelWidgets():
-        w.close()
-        w.deleteLater()
-    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     gc.collect()
