@@ -481,6 +481,7 @@ class WorkerClient:
         except OSError as e:
             self._give_up(f"the worker could not be started: {e}")
             return
+        _widen_pipe(proc.popen.stdout)
         self._proc = proc
         hello = _Pending(next(self._gens), "hello", None, internal=True, timeout_s=self.startup_timeout_s)
         self._send(proc, hello)
@@ -633,6 +634,21 @@ class WorkerClient:
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+#: the reply pipe's buffer (Linux): a big reply crosses in 1 MiB steps instead of 64 KiB ones. Each
+#: step is a hand-over between the worker (niced) and this process's reader thread; on a busy
+#: 2-core machine 300 of them (a 19 MB trace) took 1.2 s, against 0.1 s with this
+_PIPE_BYTES = 1 << 20
+
+
+def _widen_pipe(stream: Any) -> None:
+    try:
+        import fcntl
+
+        fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE_BYTES)
+    except (ImportError, AttributeError, OSError, ValueError):
+        pass  # not Linux, or above the system's pipe-max-size: the default pipe works, only slower
 
 
 def _with_generation(payload: Any, gen: int) -> Any:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from kernels.data.coarse import window_request
 from kernels.data.results import (
     ErrorInfo,
     KernelInfo,
@@ -40,6 +41,7 @@ from .client import SUPERSEDING_KINDS
 from .history import History
 from .session import Session, format_values
 from .settings import Settings
+from .trace_clock import TraceClock
 
 __all__ = ["ActionState", "Controller", "SweepListener", "TRACE_SUGGESTED_WINDOW", "TRACE_SUGGEST_PROGRAMS",
            "WindowView", "WorkerPort"]
@@ -52,6 +54,8 @@ TRACE_SUGGEST_PROGRAMS = 16384
 TRACE_SUGGESTED_WINDOW = 4096
 #: request kinds that keep the worker busy (a "ping" or "infos" does not)
 WORK_KINDS = ("run", "trace", "sweep", "load_file", "lesson_check")
+#: request kinds whose answers a view routes itself (the Compile tab's targets: app.window.compile_target)
+VIEW_KINDS = ("compile",)
 
 Actions = Sequence[tuple[str, Callable[[], Any]]]
 #: the request kinds as "{what} cancelled" names them
@@ -153,8 +157,11 @@ class Controller:
         self.closing = False
         self._latest: dict[str, int] = {}  # kind -> the generation of its latest request
         self._offer_gen: int | None = None  # a trace whose progress may reveal a huge grid
+        self.trace_clock = TraceClock()  # click to picture, for the status line
         #: told of sweeps, runs and kernels besides the view (the tuning views: app.window.sweep_tabs)
         self.listeners: list[SweepListener] = []
+        #: told of every trace answer before it is drawn (the Timeline tab, interpreter vs GPU: app.window.compare)
+        self.trace_hooks: list[Callable[[Any], None]] = []
 
     # ------------------------------------------------------------------------------------------
     # what is possible now
@@ -238,7 +245,7 @@ class Controller:
             return None
         values = self.view.param_values()
         known = self.session.programs(values)
-        if window is None and known is not None and known > TRACE_SUGGEST_PROGRAMS:
+        if window is None and known is not None and known > TRACE_SUGGEST_PROGRAMS and self.view.backend() != "gpu":
             window = f"0:{TRACE_SUGGESTED_WINDOW}"
             self.view.set_window_text(window)
             self.view.show_message(
@@ -381,12 +388,21 @@ class Controller:
         self.view.update_actions()
         return gen
 
-    def _submit_trace(self, values: dict[str, Any], window: str | None, offer: bool) -> int:
+    def compare_backends(self) -> int | None:
+        """Interpreter vs GPU: the launch both ways, the programs whose outputs differ marked."""
+        return self._submit_trace(self.view.param_values(), None, False, compare=True) if self.can_submit() else None
+
+    def _submit_trace(self, values: dict[str, Any], window: str | None, offer: bool, compare: bool = False) -> int:
         req = self.session.trace_request(values, window)
+        # the GPU backend records every program's maps on the GPU, and the schedule (kernels.gpu_trace)
+        req.backend = "gpu" if compare else self.view.backend()
+        req.timeline, req.compare = req.backend == "gpu" and not compare, compare
         self.view.clear_message("trace", "validation")
         self.view.clear_marks()
-        gen = self._submit("trace", req, translate("Controller", "queued: trace"))
+        # the worker reduces a big trace to what the grid can draw (kernels.data.coarse)
+        gen = self._submit("trace", window_request(req), translate("Controller", "queued: trace"))
         self._offer_gen = gen if offer else None
+        self.trace_clock.sent(gen)
         return gen
 
     def _stale(self, gen: int, kind: str | None) -> bool:
@@ -511,7 +527,7 @@ class Controller:
         self._after_request()
 
     def on_error(self, gen: int, kind: str, err: ErrorInfo) -> None:
-        if self._stale(gen, kind):
+        if self._stale(gen, kind) or kind in VIEW_KINDS:
             pass
         elif kind == "sweep":
             self._sweep_interrupted(err)
@@ -562,6 +578,9 @@ class Controller:
         self.view.show_status(" · ".join(bits) + ("  —  " + "; ".join(r.notes) if r.notes else ""), 10000)
 
     def _show_trace_result(self, res: TraceResult) -> None:
+        for hook in self.trace_hooks:
+            hook(res)
+        self.trace_clock.came_back(res)
         if res.error is not None or res.trace is None:
             self.show_error(res.error or ErrorInfo("internal", translate("Controller", "the trace came back empty")),
                             topic="trace")
@@ -576,11 +595,7 @@ class Controller:
         self.view.trace_shown(tr)
         if not self.busy_kinds():
             self.view.set_stage(translate("Controller", "ready"))
-        recorded = (translate("Controller", "{n:,} of {total:,} programs ({window})").format(
-            n=tr.programs.size, total=tr.n_programs, window=tr.window) if tr.window
-            else translate("Controller", "all {total:,} programs").format(total=tr.n_programs))
-        self.view.show_status(translate("Controller", "traced {what} in {s:.2f} s").format(what=recorded, s=tr.record_s),
-                              8000)
+        self.view.show_status(self.trace_clock.status(tr), 8000)  # the whole wait, from the click
 
     def on_trace_failed(self, message: str) -> None:
         self.view.show_message(translate("Controller", "The trace came back but cannot be drawn: {why}").format(why=message),

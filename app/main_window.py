@@ -59,17 +59,21 @@ from .history import History
 from .qt_worker import QtWorker
 from .session import Session, history_row_from_record, trace_caption
 from .settings import Settings
+from .window.compile_target import CompileTargets
 from .window.dialogs import SweepDialog
 from .window.docks import Docks
 from .window.exports import ask_history_export, export_history, export_image
 from .window.file_watch import KernelFileWatcher
 from .window.history_reader import HistoryReader
+from .window.kernel_traces import KernelTraces
+from .window.layouts import Layouts
 from .window.lessons import connect_lessons, make_lesson_view
 from .window.links import CheckTraceLink
-from .window.settings import ask_timeout, restore_window, save_now, save_window
+from .window.settings import ask_timeout, save_now, save_window
 from .window.startup import AfterFirstFrame, freeze_startup_objects
 from .window.sweep_setup import TuneSweepDialog
 from .window.sweep_tabs import SweepTabs
+from .window.timeline_dock import GpuTraceViews
 from .window.widgets import MessageBanner, StatusStrip
 
 __all__ = ["LIVE_DEBOUNCE_MS", "MainWindow"]
@@ -107,15 +111,15 @@ class MainWindow(QMainWindow):
                            history=self.history_view, compile_facts=self.compile_view, source=self.source,
                            correctness=self.correctness, lessons=self.lessons)
         connect_lessons(self)
-        self.view_menu.addSeparator()
-        self.view_menu.addAction(self.reset_layout_action)
-        self.status = StatusStrip(self.statusBar())
+        self.gpu_views = GpuTraceViews(self)  # the Timeline tab and Interpreter vs GPU (beside Trace)
+        self.layouts = Layouts(self, self.settings, self.docks, self.view_menu, self.reset_layout_action)
+        self.status = StatusStrip.install(self)  # messages elided before the labels on the right
         # the labels, by name (tests and benchmarks read them)
         self.stage_label, self.progress = self.status.stage_label, self.status.progress
         self.backend_label, self.device_label = self.status.backend_label, self.status.device_label
         self.state_label, self.triton_label = self.status.state_label, self.status.triton_label
         self._connect()
-        self.docks.default_state = restore_window(self, self.settings, self.docks.apply_default_sizes)
+        self.layouts.restore()  # the last session's arrangement (a damaged one: the default, said)
         self.live_action.blockSignals(True)
         self.live_action.setChecked(bool(self.settings.live))
         self.live_action.blockSignals(False)
@@ -183,6 +187,7 @@ class MainWindow(QMainWindow):
         self.live_timer.setInterval(LIVE_DEBOUNCE_MS)
         self.check_link = CheckTraceLink(self.session, self.grid, self.correctness)
         self.sweep_tabs = SweepTabs(self)  # the Heatmap, Ranking and Roofline tabs
+        self.compile_targets, self.kernel_traces = CompileTargets(self), KernelTraces(self)
 
     def _action(self, text: str, slot: Callable[..., Any], shortcut: Any = None, tip: str = "",
                 checkable: bool = False, name: str = "") -> QAction:

@@ -10,7 +10,8 @@ leaves the previous settings intact; it raises OSError when it cannot write, and
 say at start-up that this session's settings will not be kept.
 
 Window geometry and state are stored as base64 text (what ``QByteArray.toBase64()`` gives); the
-``*_bytes`` helpers convert for callers holding raw bytes. Keys this version does not know are
+``*_bytes`` helpers convert for callers holding raw bytes. ``layouts`` holds the dock arrangements
+the user saved by name (View > Save layout as…), base64 too. Keys this version does not know are
 kept and written back, so an older Tilescope does not erase a newer one's settings.
 
 No torch, no triton, no Qt.
@@ -49,6 +50,7 @@ class Settings:
     timeout_s: float = DEFAULT_TIMEOUT_S
     live: bool = False  # re-run on every parameter change
     backend: str = "auto"  # "auto" | "gpu" | "interpreter"
+    layouts: dict[str, str] = field(default_factory=dict)  # name -> base64 of a saved QMainWindow.saveState()
 
     #: the file this was loaded from and is saved to (not stored)
     path: Path | None = field(default=None, repr=False, compare=False)
@@ -189,6 +191,12 @@ def _values(v: Any) -> Any:
     return {str(k): dict(x) for k, x in v.items()}
 
 
+def _layouts(v: Any) -> Any:
+    if not isinstance(v, dict) or not all(isinstance(k, str) and _b64_text(x) is not _INVALID for k, x in v.items()):
+        return _INVALID
+    return dict(v)
+
+
 _CHECKS = {
     "window_geometry": _b64_text,
     "window_state": _b64_text,
@@ -197,6 +205,7 @@ _CHECKS = {
     "timeout_s": _timeout,
     "live": lambda v: v if isinstance(v, bool) else _INVALID,
     "backend": lambda v: v if v in ("auto", "gpu", "interpreter") else _INVALID,
+    "layouts": _layouts,
 }
 
 

@@ -91,6 +91,7 @@ class Server:
         self._parent_gone = threading.Event()
         self._restart_after = False
         self._engine: Any = None
+        self._live: Any = None  # kernels.engine.run.LiveCache: what a window's repeated runs reuse
         self._pid = os.getpid()
 
     # -- output ---------------------------------------------------------------------------------
@@ -204,6 +205,8 @@ class Server:
 
     def _handle(self, req: Request) -> None:
         cancel_ev = self._cancel_event(req.id)
+        if self._live is not None and req.kind not in _KEEPS_LIVE_CACHE:
+            self._live.release()  # sweeps, traces, loads…: their memory, not a window's inputs
         handler = _HANDLERS.get(req.kind)
         if handler is None:
             from kernels.data.results import ErrorInfo
@@ -241,6 +244,16 @@ class Server:
 
             self._engine = engine
         return self._engine
+
+    @property
+    def live_cache(self) -> Any:
+        """The inputs, references, torch timings and compile facts kept between ``run``
+        requests (``kernels.engine.run.LiveCache``); released by any request that is no run."""
+        if self._live is None:
+            from kernels.engine.run import LiveCache
+
+            self._live = LiveCache()
+        return self._live
 
 
 def _array_parts(obj: Any, path: str, out: list[tuple[int, str]], depth: int = 0) -> None:
@@ -354,7 +367,9 @@ def _infos(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
 
 
 def _run(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    return srv.engine.run(req.payload, progress=progress, cancel=cancel)
+    # a repeated run (same shapes, dtype and seed) reuses inputs, references, torch's timing and
+    # compile facts; the error map comes back reduced to what a screen shows (kernels.check)
+    return srv.engine.run(req.payload, progress=progress, cancel=cancel, _cache=srv.live_cache)
 
 
 def _sweep(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
@@ -365,10 +380,14 @@ def _sweep(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
 
 
 def _trace(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    from kernels import trace as tracer
+    from kernels.gpu_trace import serve_trace
+    from kernels.trace.service import for_window
 
-    # kernels.trace.trace refuses traces too large for the pipe or the host before building them
-    return tracer.trace(req.payload, progress=progress, cancel=cancel)
+    # routed by the request's backend: the interpreter recorder (it refuses traces too large for
+    # the pipe or the host before building them), the GPU recorder, or interpreter vs GPU; the
+    # window's request (``max_cells``) gets back no more than it can draw
+    return for_window(serve_trace(req.payload, progress=progress, cancel=cancel),
+                      getattr(req.payload, "max_cells", None), progress)
 
 
 def _load_file(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
@@ -474,6 +493,9 @@ def _lesson_check(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
     name, path, lang = req.payload
     return check_lesson(name, path, lang, cancel=cancel)
 
+
+#: requests that leave the live cache alone (the others may need its memory, or change the specs)
+_KEEPS_LIVE_CACHE = frozenset({"run", "hello", "infos", "plan_sweep", "compile"})
 
 _HANDLERS: dict[str, Callable[[Server, Request, Any, Any], Any]] = {
     "hello": _hello,

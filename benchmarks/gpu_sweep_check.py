@@ -12,9 +12,18 @@
 2. A 5-axis matmul sweep (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages; 108 configs):
    wall time, configs per minute, pruned before compiling.
 
-Prints a markdown table and the JSON (also written to --out). Needs a CUDA GPU.
+Each side reports its phases: plan, compile wall (first compile submitted to last compile done,
+overlapping the benchmarks), benchmark, re-measure; for ``triton.autotune`` the time inside
+``triton.compile`` (serial, in line), its benchmarking and the final run. The processes side
+starts its compile pool before the clock (``procpool.prestart``, as a worker does at start-up;
+the start time is reported), and each side counts the matmul entries in its Triton cache (one per
+config compiled: a launch that missed the pool's binary would add a second).
+
+Prints a markdown table and the JSON (also written to --out). Needs a CUDA GPU, except:
 
     python benchmarks/gpu_sweep_check.py [--out DIR] [--skip-5axis] [--rounds N]
+    python benchmarks/gpu_sweep_check.py --cpu-compile [--workers 1 2]   # no GPU: compile throughput
+    python benchmarks/gpu_sweep_check.py --dry                           # no GPU: the configs, imports
 """
 
 from __future__ import annotations
@@ -63,10 +72,23 @@ def _warm() -> None:
     assert r.ok, r.error
 
 
+def _cache_entries(name: str = "matmul_kernel") -> int:
+    """Kernel entries named ``name`` in this process's Triton cache."""
+    from triton import knobs
+
+    return sum(1 for _ in Path(knobs.cache.dir).glob(f"*/{name}.json"))
+
+
 def side_tilescope(pool: str, axes: dict, base: dict) -> dict:
     from kernels import engine
     from kernels.data.results import SweepRequest
+    from kernels.tune import procpool
 
+    pool_start = None
+    if pool == "processes":  # as a worker does at start-up, before its first sweep
+        t0 = time.perf_counter()
+        procpool.prestart().ready(120)
+        pool_start = time.perf_counter() - t0
     _warm()
     req = SweepRequest("matmul", {**SHAPE, **base}, axes, backend="gpu", mode="tune", torch_baseline=False,
                        compile_pool=pool)
@@ -93,7 +115,8 @@ def side_tilescope(pool: str, axes: dict, base: dict) -> dict:
         "winner": ({**best.result.values, **best.values} if best else None),
         "winner_ms": best.timing.median_ms if best else None,
         "verdicts": res.verdicts, "notes": res.notes, "error": res.error.message if res.error else None,
-        "points": points,
+        "pool_start_s": pool_start, "pool_method": getattr(procpool.running(), "method", None),
+        "cache_entries": _cache_entries(), "points": points,
     }
 
 
@@ -135,19 +158,43 @@ def side_autotune() -> dict:
     a, b, c = _operands()
     torch.cuda.synchronize()
     tuned = triton.autotune(configs=_autotune_configs(), key=["M", "N", "K"])(triton.jit(matmul_kernel.fn))
+    compile_s = _time_compiles()
     t0 = time.perf_counter()
     _launch(tuned, a, b, c)
     torch.cuda.synchronize()
     wall = time.perf_counter() - t0
+    bench_s = getattr(tuned, "bench_time", None)  # the autotuner's own clock: compiles and benchmarks
+    phases = {"compile": compile_s[0], "bench": bench_s - compile_s[0] if bench_s is not None else None,
+              "final run": wall - bench_s if bench_s is not None else None, "total": wall}
     torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=0.5, rtol=2e-2)
     best = tuned.best_config
     timings = {f"BLOCK_N={cfg.kwargs['BLOCK_N']},num_stages={cfg.num_stages}":
                (t[0] if isinstance(t, (list, tuple)) else t) for cfg, t in getattr(tuned, "configs_timings", {}).items()}
     finite = [v for v in timings.values() if v == v and v != float("inf")]
-    return {**_versions(), "wall_s": wall, "winner": {**best.kwargs, "num_warps": best.num_warps,
+    return {**_versions(), "wall_s": wall, "phases": phases, "n_compiles": compile_s[1],
+            "cache_entries": _cache_entries(), "winner": {**best.kwargs, "num_warps": best.num_warps,
                                                      "num_stages": best.num_stages},
             "winner_ms": min(finite) if finite else None, "timings": timings,
             "n_failed": sum(1 for v in timings.values() if v != v or v == float("inf"))}
+
+
+def _time_compiles() -> list:
+    """[seconds inside triton.compile, calls], filled as the JIT compiles (it imports
+    ``triton.compiler.compile`` when it first builds its binder, so wrapping it there counts)."""
+    import triton.compiler
+
+    total = [0.0, 0]
+    real = triton.compiler.compile
+
+    def timed(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            total[0] += time.perf_counter() - t0
+            total[1] += 1
+    triton.compiler.compile = timed
+    return total
 
 
 def side_verify(w1: dict, w2: dict, rounds: int) -> dict:
@@ -172,6 +219,116 @@ def side_verify(w1: dict, w2: dict, rounds: int) -> dict:
     med = [statistics.median(s) for s in samples]
     return {**_versions(), "tilescope_ms": med[0], "autotune_ms": med[1], "ratio": med[0] / med[1],
             "rounds": rounds}
+
+
+# ---------------------------------------------------------------------------------------------
+# without a GPU: compile throughput for sm_90, and a dry run
+
+
+def _jobs16() -> list:
+    """The 16 configs' compile jobs for sm_90, derived as the JIT derives them (meta stand-ins)."""
+    import torch
+
+    from kernels import engine
+    from kernels.tune import pipeline, procpool
+
+    spec = engine.get_spec("matmul")
+    cfgs = [spec.config({**SHAPE, **FIXED, "BLOCK_N": bn, "num_stages": st})
+            for bn in AXES16["BLOCK_N"] for st in AXES16["num_stages"]]
+    with torch.device("meta"):
+        metas = pipeline.metas_of(spec.make_inputs(cfgs[0], "meta", torch.Generator().manual_seed(0)))
+    return [j for c in cfgs for j in procpool.jobs_for_launches(pipeline.launches_of(spec, c, metas, {}), "sm_90")]
+
+
+def dry() -> dict:
+    """Imports, the 16 configs and their compile jobs, the pool kinds: no GPU, nothing compiled."""
+    from kernels import engine
+    from kernels.tune import pipeline
+
+    jobs = _jobs16()
+    spec = engine.get_spec("matmul")
+    return {"jobs": len(jobs), "kernel": f"{jobs[0].module}.{jobs[0].qualname}", "target": jobs[0].target,
+            "signature": jobs[0].signature, "pool auto": pipeline.pool_kind(spec, "auto", None),
+            "pool processes": pipeline.pool_kind(spec, "processes", None)}
+
+
+def cpu_compile(workers: list[int], methods: list[str] | None = None) -> dict:
+    """Wall time to compile the 16 configs for sm_90 from a fresh TRITON_CACHE_DIR: in a thread
+    pool (``triton.compile`` in this process) and in pre-started process pools (fork,
+    forkserver), 1 and 2 workers; each pool is started (and, for threads, this process warmed by
+    one compile) before the clock. Then the JIT's own compile-or-load for the GPU target
+    (``compile_target.compile_jit_for_target``) is checked to find every binary in the cache."""
+    from concurrent.futures import ThreadPoolExecutor, wait
+
+    from kernels.tune import procpool
+
+    jobs = _jobs16()
+    # warm this process's compiler once (LLVM, ptxas version): the threads start warm too
+    warm_dir = tempfile.mkdtemp(prefix="tilescope-warm-")
+    procpool.compile_job(_with_cache(jobs[0], warm_dir))
+    rows = []
+    for n in workers:
+        for kind in ["threads", *(methods or ["fork", "forkserver"])]:
+            cache = tempfile.mkdtemp(prefix=f"tilescope-{kind}{n}-")
+            todo = [_with_cache(j, cache) for j in jobs]
+            start_s = None
+            if kind == "threads":
+                ex = ThreadPoolExecutor(n)
+                submit = lambda j, ex=ex: ex.submit(procpool.compile_job, j)  # noqa: E731
+            else:
+                t0 = time.perf_counter()
+                pool = procpool.ProcessCompiler(n, kind)
+                pool.ready(300)
+                start_s = time.perf_counter() - t0
+                warm = [pool.submit(_with_cache(jobs[0], warm_dir)) for _ in range(n)]  # each worker warm
+                wait(warm)
+                submit = pool.submit
+            t0 = time.perf_counter()
+            futures = [submit(j) for j in todo]
+            wait(futures)
+            wall = time.perf_counter() - t0
+            outs = [f.result() for f in futures]
+            (ex.shutdown() if kind == "threads" else pool.shutdown())
+            rows.append({"pool": kind, "workers": n, "wall_s": wall, "configs_per_s": len(jobs) / wall,
+                         "mean_compile_s": sum(o.seconds for o in outs) / len(outs), "start_s": start_s,
+                         "errors": sum(1 for o in outs if o.error or o.unavailable),
+                         "jit_finds_all_in_cache": _jit_hits(cache)})
+            print(json.dumps(rows[-1]), flush=True)
+    return {"cpus": os.cpu_count(), "configs": len(jobs), "rows": rows}
+
+
+def _with_cache(job, cache_dir: str):
+    import dataclasses
+
+    return dataclasses.replace(job, env={**job.env, "TRITON_CACHE_DIR": cache_dir})
+
+
+def _jit_hits(cache_dir: str) -> bool:
+    """Whether the JIT's derivation for the GPU target loads every config from ``cache_dir``
+    (nothing new written there)."""
+    import torch
+
+    from kernels import compile_target, engine
+    from kernels.tune import pipeline
+
+    spec = engine.get_spec("matmul")
+    before = sorted(Path(cache_dir).iterdir())
+    old = os.environ.get("TRITON_CACHE_DIR")
+    os.environ["TRITON_CACHE_DIR"] = cache_dir
+    try:
+        for bn in AXES16["BLOCK_N"]:
+            for st in AXES16["num_stages"]:
+                cfg = spec.config({**SHAPE, **FIXED, "BLOCK_N": bn, "num_stages": st})
+                with torch.device("meta"):
+                    metas = pipeline.metas_of(spec.make_inputs(cfg, "meta", torch.Generator().manual_seed(0)))
+                for fn, a, kw in pipeline.launches_of(spec, cfg, metas, {}):
+                    compile_target.compile_jit_for_target(fn, a, kw, "sm_90", keep_asm=False)
+    finally:
+        if old is None:
+            os.environ.pop("TRITON_CACHE_DIR", None)
+        else:
+            os.environ["TRITON_CACHE_DIR"] = old
+    return sorted(Path(cache_dir).iterdir()) == before
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,7 +371,16 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds timing the two winners")
     ap.add_argument("--side", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--result", help=argparse.SUPPRESS)
+    ap.add_argument("--cpu-compile", action="store_true",
+                    help="no GPU: compile the 16 configs for sm_90 in threads and in the process pool")
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="pool sizes for --cpu-compile")
+    ap.add_argument("--method", default=None, help="fork or forkserver for --cpu-compile (default: both)")
+    ap.add_argument("--dry", action="store_true", help="no GPU: imports, configs and compile jobs only")
     args = ap.parse_args()
+    if args.cpu_compile or args.dry:
+        d = dry() if args.dry else cpu_compile(args.workers, [args.method] if args.method else None)
+        print(json.dumps(d, indent=1, default=str))
+        return 0
     if args.side:
         kind, *rest = args.side
         if kind == "tilescope":
@@ -248,14 +414,17 @@ def main() -> int:
     if not args.skip_5axis:
         runs["tilescope 5-axis"] = _run_side(["tilescope5", "auto"], str(tmp / "cache-5axis"))
 
-    lines = ["| run | configs | pruned | failed | wall s | compile s | bench s | re-measure s | winner | winner ms |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| run | configs | pruned | failed | wall s | plan s | compile s | bench s | re-measure s | "
+             "final run s | pool start s | cache entries | winner | winner ms |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, d in runs.items():
-        ph = d.get("phases", {})
+        ph = d.get("phases") or {}
         n = d.get("n_configs", 16 if "5-axis" not in name else None)
         lines.append(f"| {name} | {_fmt(n)} | {_fmt(d.get('n_pruned'))} | {_fmt(d.get('n_failed'))} | "
-                     f"{_fmt(d.get('wall_s'), 2)} | {_fmt(ph.get('compile'), 2)} | {_fmt(ph.get('bench'), 2)} | "
-                     f"{_fmt(ph.get('remeasure'), 2)} | {_winner_text(d.get('winner'))} | {_fmt(d.get('winner_ms'), 4)} |")
+                     f"{_fmt(d.get('wall_s'), 2)} | {_fmt(ph.get('plan'), 3)} | {_fmt(ph.get('compile'), 2)} | "
+                     f"{_fmt(ph.get('bench'), 2)} | {_fmt(ph.get('remeasure'), 2)} | {_fmt(ph.get('final run'), 3)} | "
+                     f"{_fmt(d.get('pool_start_s'), 2)} | {_fmt(d.get('cache_entries'))} | "
+                     f"{_winner_text(d.get('winner'))} | {_fmt(d.get('winner_ms'), 4)} |")
     summary: dict = {}
     for name in ("tilescope threads", "tilescope processes"):
         if runs[name].get("wall_s") and at.get("wall_s"):

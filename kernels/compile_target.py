@@ -51,7 +51,7 @@ from .data.errors import CompileError, TilescopeError, first_line, to_error_info
 from .data.params import ValidationError
 from .data.results import CompileFacts
 
-__all__ = ["available_targets", "compile_for_target", "compile_jit_for_target", "parse_target"]
+__all__ = ["available_targets", "compile_for_target", "compile_inputs", "compile_jit_for_target", "parse_target"]
 
 #: the oldest capability accepted: the catalog compiles for sm_70 on Triton 3.6 and 3.9, and older
 #: targets are outside what Triton's NVIDIA backend supports
@@ -263,29 +263,56 @@ def _n_programs(grid: Any, named: Mapping[str, Any]) -> int:
         return 0
 
 
+def _bind(fn: Any, args: tuple, kwargs: Mapping[str, Any], cap: int) -> tuple[Any, ...]:
+    """(target, backend, launch keywords, bound args, specialization, options) as
+    ``JITFunction.run`` computes them for ``fn(*args, **kwargs)`` on a GPU of capability ``cap``."""
+    name = getattr(fn, "__name__", "kernel")
+    kw = _run_kwargs(fn, kwargs)
+    try:
+        target, backend, binder = _binder(fn, cap)
+        bound, specialization, options = binder(*args, **kw)
+    except TypeError as e:  # missing / unexpected arguments, an argument Triton cannot pass
+        raise CompileError(f"the arguments do not fit {name}: {first_line(str(e))}", detail=str(e)) from e
+    except Exception as e:  # noqa: BLE001 - e.g. an unsupported argument type
+        raise CompileError(f"cannot derive the signature of {name}: {first_line(f'{type(e).__name__}: {e}')}",
+                           detail=str(e)) from e
+    return target, backend, kw, bound, specialization, options
+
+
+def _pack(fn: Any, backend: Any, kw: dict, bound: Any, specialization: Any, options: Any) -> tuple[Any, ...]:
+    try:
+        return fn._pack_args(backend, kw, bound, specialization, options)
+    except (KeyError, AssertionError) as e:  # "Keyword argument X was specified but unrecognised"
+        raise CompileError(f"{getattr(fn, '__name__', 'kernel')}: {first_line(str(e.args[0] if e.args else e))}") from e
+
+
+def compile_inputs(jit_fn: Any, args: tuple | list = (), kwargs: Mapping[str, Any] | None = None,
+                   target: Any = "sm_90") -> tuple[Any, dict, dict, dict, dict, Any]:
+    """What ``JITFunction.run`` hands to ``triton.compile`` for one launch on ``target``:
+    ``(the JITFunction, signature, constexprs, attrs, options as a dict, GPUTarget)``, so that
+    ``triton.compile(ASTSource(fn, signature, constexprs, attrs), target=target, options=options)``
+    elsewhere (another process) writes the very cache entry the launch then looks up. ``target``:
+    a ``GPUTarget`` (e.g. the driver's current one) or anything ``parse_target`` takes. Nothing is
+    compiled; raises ValidationError / CompileError as ``compile_jit_for_target``."""
+    cap = parse_target(target)
+    fn, kw = _resolve(jit_fn, tuple(args or ()), dict(kwargs or {}), [])
+    gpu_target, backend, kw, bound, specialization, options = _bind(fn, tuple(args or ()), kw, cap)
+    opts, signature, constexprs, attrs = _pack(fn, backend, kw, bound, specialization, options)
+    return fn, signature, constexprs, attrs, dict(opts.__dict__), gpu_target
+
+
 def _compile(fn: Any, args: tuple, kwargs: Mapping[str, Any], cap: int, keep_asm: bool
              ) -> tuple[CompileFacts, list[str], dict[str, Any]]:
     """(facts without occupancy, notes, bound arguments by name) of ``fn(*args, **kwargs)``
     compiled for ``cap``."""
     t = _triton()
     name = getattr(fn, "__name__", "kernel")
-    kw = _run_kwargs(fn, kwargs)
-    try:
-        target, backend, binder = _binder(fn, cap)
-        bound, specialization, options = binder(*args, **kw)
-        key = (fn.cache_key, cap, repr(specialization), repr(sorted(options.items(), key=lambda i: i[0])))
-    except TypeError as e:  # missing / unexpected arguments, an argument Triton cannot pass
-        raise CompileError(f"the arguments do not fit {name}: {first_line(str(e))}", detail=str(e)) from e
-    except Exception as e:  # noqa: BLE001 - e.g. an unsupported argument type
-        raise CompileError(f"cannot derive the signature of {name}: {first_line(f'{type(e).__name__}: {e}')}",
-                           detail=str(e)) from e
+    target, backend, kw, bound, specialization, options = _bind(fn, args, kwargs, cap)
+    key = (fn.cache_key, cap, repr(specialization), repr(sorted(options.items(), key=lambda i: i[0])))
     with _LOCK:
         entry = _CACHE.get(key)
         if entry is None:
-            try:
-                opts, signature, constexprs, attrs = fn._pack_args(backend, kw, bound, specialization, options)
-            except (KeyError, AssertionError) as e:  # "Keyword argument X was specified but unrecognised"
-                raise CompileError(f"{name}: {first_line(str(e.args[0] if e.args else e))}") from e
+            opts, signature, constexprs, attrs = _pack(fn, backend, kw, bound, specialization, options)
             try:
                 ck = t.compile(t.ASTSource(fn, signature, constexprs, attrs), target=target,
                                options=opts.__dict__)

@@ -62,6 +62,9 @@ class Prepared:
     plan: InputPlan | None
     reused: bool  # the inputs came from the cache
     notes: list[str] = field(default_factory=list)
+    #: what the inputs' shapes and types depend on, the seed left out (a torch baseline's time
+    #: depends on these, not on the random values); None when the inputs cannot be planned
+    data_key: Any = None
 
     def launch(self, K: Any) -> Any:
         """Launch the kernel through ``K`` (a backend's or the tracer's) on these tensors, on the
@@ -69,14 +72,15 @@ class Prepared:
         return self.spec.run_launch(K, self.tensors, dict(self.cfg), self.grid)
 
 
-def _input_key(spec: KernelSpec, cfg: dict, be: Backend, seed: int, plan: InputPlan | None) -> Any:
+def _data_key(spec: KernelSpec, cfg: dict, be: Backend, plan: InputPlan | None) -> Any:
     """Inputs can be reused across runs whose data parameters and planned tensors agree (a
-    constexpr such as HEAD_DIM may shape the inputs too, hence the plan's signature)."""
+    constexpr such as HEAD_DIM may shape the inputs too, hence the plan's signature) — and whose
+    seeds agree: the input key is this plus the seed."""
     if plan is None:
         return None
     data_values = tuple(sorted((p.name, repr(cfg[p.name])) for p in spec.params
                                if p.kind in ("shape", "dtype", "flag")))
-    return (spec.name, spec.origin, id(spec), be.device, seed, data_values, plan.signature())
+    return (spec.name, spec.origin, id(spec), be.device, data_values, plan.signature())
 
 
 def prepare(spec: KernelSpec, values: dict[str, Any], backend: Backend | str = "auto", seed: int = 0,
@@ -97,7 +101,8 @@ def prepare(spec: KernelSpec, values: dict[str, Any], backend: Backend | str = "
     grid = spec.grid(cfg)
     field_ = largest_shape_param(spec, cfg)
     plan = plan_inputs(spec, cfg)
-    key = _input_key(spec, cfg, be, seed, plan) if cache is not None else None
+    data_key = _data_key(spec, cfg, be, plan)
+    key = (data_key, int(seed)) if cache is not None and data_key is not None else None
     if cache is not None and (key is None or key != cache.key):
         cache.clear()  # before the memory check: its tensors are about to be freed
     reuse = cache is not None and key is not None and cache.key == key and cache.tensors is not None
@@ -114,7 +119,7 @@ def prepare(spec: KernelSpec, values: dict[str, Any], backend: Backend | str = "
     check.poison(tensors, [o for o in spec.outputs if o not in initial])
     for name, t0 in initial.items():
         tensors[name].copy_(t0)
-    return Prepared(spec, cfg, be, int(seed), tensors, grid, plan, reuse, notes)
+    return Prepared(spec, cfg, be, int(seed), tensors, grid, plan, reuse, notes, data_key)
 
 
 def _build(spec: KernelSpec, cfg: dict, be: Backend, seed: int, plan: InputPlan | None,

@@ -1,5 +1,10 @@
 """CompileView: what the compiler made of the kernel — resources, occupancy, and the IR texts.
 
+A target chooser on top: "last run" shows the facts of the latest run (what this GPU compiled),
+and a GPU architecture (sm_80, sm_89, sm_90, sm_100) asks for the kernel to be compiled for it
+(``targetRequested``): the window compiles in its worker, on the CPU, no GPU needed, and hands the
+facts back (``show_target_facts``) or one line saying why not (``show_target_error``).
+
 A small form (registers per thread, spills, shared memory, num_warps, num_stages, programs per
 SM, the occupancy limiter, waves) above tabs holding the IR texts Triton kept (ttir, ttgir,
 llir, ptx, sass: only those present), monospace and read-only, with a find box. Interpreter
@@ -8,9 +13,12 @@ runs compile nothing, and the panel says so instead of showing empty numbers.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from collections.abc import Sequence
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeySequence, QShortcut, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
+    QComboBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -27,10 +35,11 @@ from PySide6.QtWidgets import (
 from kernels.data.results import CompileFacts
 
 from . import theme
+from .elided_label import ElidedLabel
 from .i18n import translate
 from .preview import preview
 
-__all__ = ["IR_ORDER", "CompileView"]
+__all__ = ["IR_ORDER", "TARGETS", "CompileView"]
 
 #: the order a reader goes down the compiler: Triton IR, its GPU form, LLVM IR, PTX, machine code
 IR_ORDER: tuple[str, ...] = ("ttir", "ttgir", "llir", "ptx", "sass")
@@ -38,9 +47,16 @@ INTERPRETER_MESSAGE = QT_TRANSLATE_NOOP("CompileView", "No compile facts: the in
                                         "It runs the kernel's Python body on the CPU, so there are no "
                                         "registers, shared memory or IR to show. Run on the GPU to see them.")
 EMPTY_MESSAGE = QT_TRANSLATE_NOOP("CompileView", "No run yet.")
+#: the architectures the target chooser offers (data-centre Ampere, Ada, Hopper, Blackwell)
+TARGETS: tuple[str, ...] = ("sm_80", "sm_89", "sm_90", "sm_100")
+#: how long the target chooser waits for the choice to rest before asking for a compile (ms)
+TARGET_DEBOUNCE_MS = 250
 #: ``CompileFacts.occupancy_limiter``'s words, shown translated
 LIMITERS = (QT_TRANSLATE_NOOP("CompileView", "registers"), QT_TRANSLATE_NOOP("CompileView", "shared memory"),
             QT_TRANSLATE_NOOP("CompileView", "warps"), QT_TRANSLATE_NOOP("CompileView", "blocks"))
+
+
+_MESSAGE_STYLE = "color: #555; font-size: 11pt; padding: 24px;"
 
 
 def _or_dash(v: object, fmt: str = "{}") -> str:
@@ -48,19 +64,26 @@ def _or_dash(v: object, fmt: str = "{}") -> str:
 
 
 class CompileView(QWidget):
-    """Compile facts of one GPU run. No signals."""
+    """Compile facts of the latest GPU run, or of a compile for a chosen target.
+
+    Signals: targetRequested(str target) — the user chose a target ("sm_90") or pressed Compile."""
+
+    targetRequested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         theme.configure()
         self._facts: CompileFacts | None = None
         self._matches = 0
+        # the latest run's facts (or why there are none), shown when "last run" is chosen
+        self._run: tuple[CompileFacts | None, str | None] = (None, self.tr(EMPTY_MESSAGE))
+        self._target_row = self._build_target_row()
 
         self.message = QLabel(self.tr(EMPTY_MESSAGE), self)
         self.message.setObjectName("message")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #555; font-size: 11pt; padding: 24px;")
+        self.message.setStyleSheet(_MESSAGE_STYLE)
 
         body = QWidget(self)
         self.fields: dict[str, QLabel] = {}
@@ -133,15 +156,105 @@ class CompileView(QWidget):
         self._body = body
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(self.stack)
+        lay.addLayout(self._target_row)
+        lay.addWidget(self.stack, 1)
+
+    def _build_target_row(self) -> QHBoxLayout:
+        self.target_combo = QComboBox(self)
+        self.target_combo.setObjectName("target_combo")
+        self.target_combo.setToolTip(self.tr("Compile the kernel, at the parameters shown, for this GPU architecture "
+                                             "(on this machine: no GPU needed)"))
+        self.target_combo.addItem(self.tr("last run"), "")
+        for t in TARGETS:
+            self.target_combo.addItem(t, t)
+        self.target_combo.currentIndexChanged.connect(self._on_target_chosen)
+        # a target is asked for once the choice rests: arrowing or typing through the list would
+        # otherwise start a compile (seconds) for every item passed
+        self._ask_timer = QTimer(self)
+        self._ask_timer.setSingleShot(True)
+        self._ask_timer.setInterval(TARGET_DEBOUNCE_MS)
+        self._ask_timer.timeout.connect(lambda: self._request(self.current_target()))
+        self.compile_button = QPushButton(self.tr("Compile"), self)
+        self.compile_button.setObjectName("compile_button")
+        self.compile_button.setToolTip(self.tr("Compile again for the chosen target, with the parameters shown now"))
+        self.compile_button.setEnabled(False)
+        self.compile_button.clicked.connect(lambda: self._request(self.current_target()))
+        # beside the button, one line (the notes in full in its tooltip): wrapped, they squeezed the IR
+        self.target_note = ElidedLabel("", self)
+        self.target_note.setObjectName("target_note")
+        self.target_note.setStyleSheet("color: #555;")
+        label = QLabel(self.tr("Compile for:"), self)
+        label.setBuddy(self.target_combo)
+        row = QHBoxLayout()
+        row.addWidget(label)
+        row.addWidget(self.target_combo)
+        row.addWidget(self.compile_button)
+        row.addSpacing(8)
+        row.addWidget(self.target_note, 1)
+        return row
 
     # -- public API ----------------------------------------------------------------------------
     def set_facts(self, facts: CompileFacts | None, reason: str | None = None) -> None:
-        """Show ``facts``. None means nothing was compiled: the message is ``reason`` if given,
-        else that the interpreter does not compile (the app passes None for interpreter runs)."""
+        """The latest run's ``facts``, shown while "last run" is chosen (kept for it otherwise).
+        None means nothing was compiled: the message is ``reason`` if given, else that the
+        interpreter does not compile (the app passes None for interpreter runs)."""
+        self._run = (facts, reason)
+        if not self.current_target():
+            self._display(facts, reason)
+
+    def set_gpu_name(self, name: str | None) -> None:
+        """Name the GPU the runs use ("last run" then reads "this GPU (name): last run")."""
+        self.target_combo.setItemText(0, self.tr("this GPU ({name}): last run").format(name=name) if name
+                                      else self.tr("last run"))
+
+    def targets(self) -> list[str]:
+        """The targets offered, in order ("" is the last run)."""
+        return [self.target_combo.itemData(i) for i in range(self.target_combo.count())]
+
+    def current_target(self) -> str:
+        """The chosen target ("sm_90"), or "" for the last run's facts."""
+        return self.target_combo.currentData() or ""
+
+    def select_target(self, target: str) -> bool:
+        """Choose ``target`` ("" for the last run), as the combo does; False if not offered."""
+        i = self.target_combo.findData(target)
+        if i < 0:
+            return False
+        self.target_combo.setCurrentIndex(i)
+        return True
+
+    def show_compiling(self, target: str, kernel: str) -> None:
+        """A compile of ``kernel`` for ``target`` is under way."""
+        self._display(None, self.tr("Compiling {kernel} for {target}…").format(kernel=kernel, target=target))
+        self._set_note("")
+
+    def show_target_facts(self, target: str, facts: CompileFacts, notes: Sequence[str] = ()) -> None:
+        """The facts of a compile for ``target`` (ignored when another target is chosen now)."""
+        if target != self.current_target():
+            return
+        self._display(facts)
+        self._set_note(" · ".join(notes))
+
+    def show_target_error(self, target: str, message: str) -> None:
+        """A compile for ``target`` failed: one line saying why, where the facts would be."""
+        if target != self.current_target():
+            return
+        line = (message.strip().splitlines() or [""])[0]
+        self._display(None, self.tr("Could not compile for {target}: {why}").format(target=target, why=line))
+        self.message.setStyleSheet(f"color: {theme.FAIL}; font-size: 11pt; padding: 24px;")
+        self._set_note("")
+
+    def mark_target_stale(self) -> None:
+        """The parameters changed since the shown compile for a target."""
+        if self.current_target() and self._facts is not None:
+            stale = self.tr("the parameters changed since: press Compile to update")
+            if not self.target_note.text().startswith("⚠"):
+                self._set_note(f"⚠ {stale} · {self.target_note.text()}")
+    def _display(self, facts: CompileFacts | None, reason: str | None = None) -> None:
         self._facts = facts
         if facts is None:
             self.message.setText(reason or self.tr(INTERPRETER_MESSAGE))
+            self.message.setStyleSheet(_MESSAGE_STYLE)
             self.stack.setCurrentWidget(self.message)
             self._clear_tabs()
             return
@@ -222,6 +335,24 @@ class CompileView(QWidget):
         return self._matches
 
     # -- internals -----------------------------------------------------------------------------
+    def _on_target_chosen(self, _index: int) -> None:
+        target = self.current_target()
+        self.compile_button.setEnabled(bool(target))
+        if target:
+            self._ask_timer.start()
+        else:
+            self._ask_timer.stop()
+            self._set_note("")
+            self._display(*self._run)
+
+    def _request(self, target: str) -> None:
+        self._ask_timer.stop()
+        if target:
+            self.targetRequested.emit(target)
+
+    def _set_note(self, text: str) -> None:
+        self.target_note.setText(text)
+
     def _clear_tabs(self) -> None:
         while self.tabs.count():
             w = self.tabs.widget(0)

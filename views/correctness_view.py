@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from kernels.data.results import CheckResult
 
 from . import theme
+from .empty_plot import EmptyPlot
 from .i18n import translate
 from .preview import preview
 
@@ -71,6 +72,8 @@ def tolerance_scale(c: CheckResult) -> tuple[float, str]:
         if norm > 0 and c.rel_err > 0:
             rms_ref = norm / c.rel_err / math.sqrt(finite.size)
             return max(atol + c.rtol * rms_ref, 1e-30), "atol + rtol·rms|ref|"
+    if c.error_map_stride and c.ref_rms:  # a downsampled map: the worker measured rms|ref| itself
+        return max(atol + c.rtol * c.ref_rms, 1e-30), "atol + rtol·rms|ref|"
     return max(atol, 1e-30), "atol"
 
 
@@ -185,6 +188,8 @@ class CorrectnessView(QWidget):
         self.overlay = pg.ImageItem(axisOrder="row-major")  # unwritten / NaN / padding colours
         self.overlay.setZValue(5)
         mp.addItem(self.overlay)
+        # 0..100, no "×0.001": row numbers as wide as a small map's, so the axis keeps its width
+        self.map_empty = EmptyPlot(mp, self.tr("No check yet."), auto_range=False, span=100.0)
         self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=error_colormap(),
                                         label=self.tr("error ÷ tolerance"), interactive=False, width=14)
         self.colorbar.setImageItem(self.image, insert_in=mp)
@@ -332,6 +337,7 @@ class CorrectnessView(QWidget):
             for v in self.fields.values():
                 v.setText("—")
                 v.setStyleSheet("")
+                v.setToolTip("")
             self.reason.setText("")
             self._set_map(None)
             return
@@ -364,7 +370,13 @@ class CorrectnessView(QWidget):
             self.image.clear()
             self.overlay.clear()
             self.map_title.setText(self.tr("no error map") if c is not None else "")
+            self.map_empty.set_text(self.tr("no error map") if c is not None else self.tr("No check yet."))
+            self.map_empty.set_empty(True)
+            # the legend names this check's tolerance (none when cleared), never the previous one's
+            self._scale, self._scale_how = tolerance_scale(c) if c is not None else (1.0, "atol")
+            self._update_legend()
             return
+        self.map_empty.set_empty(False)
         err = np.asarray(c.error_map, dtype=np.float32)
         self._width = self._fold_width if err.ndim == 1 else err.shape[-1]
         img, n = fold(err, self._width)

@@ -45,18 +45,23 @@ from .layout import column, row
 from .preview import preview
 from .word_filter import WordFilterProxy
 
-__all__ = ["COLUMNS", "CompareDialog", "HistoryView", "history_row"]
+__all__ = ["COLUMNS", "CompareDialog", "HistoryView", "history_row", "varying_parameters"]
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 ID_ROLE = Qt.ItemDataRole.UserRole + 2
-#: (key, header) of the table's columns
+#: (key, header) of the table's columns: what a run gave first (its time and throughput), then the
+#: parameters (those that differ between runs first), and what is the same for most runs last
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("time", QT_TRANSLATE_NOOP("HistoryView", "Time")), ("kernel", QT_TRANSLATE_NOOP("HistoryView", "Kernel")),
+    ("ms", "ms"), ("metric", QT_TRANSLATE_NOOP("HistoryView", "Metric")),
+    ("params", QT_TRANSLATE_NOOP("HistoryView", "Parameters")), ("check", QT_TRANSLATE_NOOP("HistoryView", "Check")),
+    ("kernel", QT_TRANSLATE_NOOP("HistoryView", "Kernel")),
+    ("ratio_vs_torch", QT_TRANSLATE_NOOP("HistoryView", "vs torch")),
     ("backend", QT_TRANSLATE_NOOP("HistoryView", "Backend")), ("dtype", "dtype"),
-    ("params", QT_TRANSLATE_NOOP("HistoryView", "Parameters")), ("ms", "ms"),
-    ("metric", QT_TRANSLATE_NOOP("HistoryView", "Metric")), ("ratio_vs_torch", QT_TRANSLATE_NOOP("HistoryView", "vs torch")),
-    ("check", QT_TRANSLATE_NOOP("HistoryView", "Check")),
+    ("time", QT_TRANSLATE_NOOP("HistoryView", "Time")),
 )
+_COL = {key: c for c, (key, _) in enumerate(COLUMNS)}
+#: the widest the parameters column starts (it elides on the right, where the unchanged ones are)
+PARAMS_MAX_WIDTH = 300
 #: words of the table's cells (the backend's and the check's), shown translated
 CELL_WORDS = (QT_TRANSLATE_NOOP("HistoryView", "gpu"), QT_TRANSLATE_NOOP("HistoryView", "interpreter"),
               QT_TRANSLATE_NOOP("HistoryView", "pass"), QT_TRANSLATE_NOOP("HistoryView", "FAIL"),
@@ -94,15 +99,32 @@ def _fmt_time(v: Any) -> str:
     return _dt.datetime.fromtimestamp(f).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _params_text(row: dict[str, Any]) -> str:
-    vals = row.get("values") or {}
-    return " ".join(f"{k}={v}" for k, v in vals.items() if k != "dtype")
+def _params_text(row: dict[str, Any], varying: tuple[str, ...] = ()) -> str:
+    """``k=v`` of the row's parameters; those named in ``varying`` (the ones that differ between
+    runs of this kernel) first, then " · " and the rest, so what changed is never elided away."""
+    vals = {k: v for k, v in (row.get("values") or {}).items() if k != "dtype"}
+    first = [f"{k}={vals[k]}" for k in varying if k in vals]
+    rest = [f"{k}={v}" for k, v in vals.items() if k not in varying]
+    if first and rest:
+        return " ".join(first) + " · " + " ".join(rest)
+    return " ".join(first or rest)
+
+
+def varying_parameters(rows: list[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
+    """For each kernel, the parameters (dtype aside) whose value is not the same in all its rows."""
+    seen: dict[str, dict[str, set[str]]] = {}
+    for r in rows:
+        per = seen.setdefault(str(r.get("kernel", "")), {})
+        for k, v in (r.get("values") or {}).items():
+            per.setdefault(k, set()).add(repr(v))
+    return {kern: tuple(k for k, vs in per.items() if len(vs) > 1 and k != "dtype") for kern, per in seen.items()}
 
 
 class _HistoryModel(QAbstractTableModel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.rows: list[dict[str, Any]] = []
+        self.varying: dict[str, tuple[str, ...]] = {}
 
     def set_rows(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Take ``rows``; returns the rows new to the table (all of them after a reset).
@@ -112,6 +134,10 @@ class _HistoryModel(QAbstractTableModel):
         places a handful of rows instead of re-sorting all of them (each comparison is a Python
         ``data`` call: a full re-sort of 500 rows took ~30 ms)."""
         new = [dict(r) for r in rows]
+        varying, self.varying = self.varying, varying_parameters(new)
+        if varying != self.varying and self.rows:  # the parameters shown first changed: every row's cell did
+            col = _COL["params"]
+            self.dataChanged.emit(self.index(0, col), self.index(len(self.rows) - 1, col))
         new_ids = [r.get("id") for r in new]
         old_at = {r.get("id"): i for i, r in enumerate(self.rows)}
         if (None in new_ids or None in old_at or len(set(new_ids)) != len(new_ids)
@@ -160,16 +186,16 @@ class _HistoryModel(QAbstractTableModel):
         if role == ID_ROLE:
             return row.get("id")
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(row, key)
+            return self._display(row, key, self.varying)
         if role == SORT_ROLE:
             if key in ("time", "ms", "metric", "ratio_vs_torch"):
                 f = _num(row.get(key))
                 return f if f is not None else -math.inf
-            return self._display(row, key)
+            return self._display(row, key, self.varying)
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [translate("HistoryView", "run #{id} on {device}").format(id=row.get("id"),
                                                                               device=row.get("device", "?")),
-                     _params_text(row)]
+                     _params_text(row, self.varying.get(str(row.get("kernel", "")), ()))]
             if row.get("error"):
                 lines.append(translate("HistoryView", "error: {message}").format(message=row["error"]))
             return "\n".join(x for x in lines if x)
@@ -184,11 +210,11 @@ class _HistoryModel(QAbstractTableModel):
         return None
 
     @staticmethod
-    def _display(row: dict[str, Any], key: str) -> str:
+    def _display(row: dict[str, Any], key: str, varying: dict[str, tuple[str, ...]] | None = None) -> str:
         if key == "time":
             return _fmt_time(row.get("time"))
         if key == "params":
-            return _params_text(row)
+            return _params_text(row, (varying or {}).get(str(row.get("kernel", "")), ()))
         if key == "ms":
             return _fmt_num(row.get("ms"))
         if key == "metric":
@@ -331,7 +357,7 @@ class HistoryView(QWidget):
         self.table = QTableView(self)
         self.table.setModel(self._proxy)
         self.table.setSortingEnabled(True)
-        self.table.sortByColumn(0, Qt.SortOrder.DescendingOrder)  # newest first
+        self.table.sortByColumn(_COL["time"], Qt.SortOrder.DescendingOrder)  # newest first
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -345,7 +371,7 @@ class HistoryView(QWidget):
         # calls on every change — ~0.6 s per refresh at 500 rows over all rows, still 20–30 ms
         # with the precision cut to 40 rows — and a refresh comes with every run.
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        hh.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        hh.setStretchLastSection(True)
         self._widths = [0] * len(COLUMNS)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
         self.table.doubleClicked.connect(self._on_double_click)
@@ -419,11 +445,12 @@ class HistoryView(QWidget):
         fm, hfm = self.table.fontMetrics(), self.table.horizontalHeader().fontMetrics()
         hh = self.table.horizontalHeader()
         pad = 2 * self.table.style().pixelMetric(self.table.style().PixelMetric.PM_FocusFrameHMargin) + 12
+        varying = self._model.varying
         for c, (key, header) in enumerate(COLUMNS):
-            if hh.sectionResizeMode(c) == QHeaderView.ResizeMode.Stretch:
-                continue
             w = max([self._widths[c], hfm.horizontalAdvance(_tr(header)) + pad + 14]  # + the sort arrow
-                    + [fm.horizontalAdvance(_HistoryModel._display(r, key)) + pad for r in rows])
+                    + [fm.horizontalAdvance(_HistoryModel._display(r, key, varying)) + pad for r in rows])
+            if key == "params":  # at most this wide: what differs comes first, the rest may elide
+                w = min(w, PARAMS_MAX_WIDTH)
             if w != self._widths[c]:
                 self._widths[c] = w
                 hh.resizeSection(c, w)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from kernels.data.results import RunResult, SweepPoint
 
 from . import theme
+from .empty_plot import EmptyPlot
 from .layout import column
 from .preview import preview
 from .sweep_data import Roofs, point_values, roofline_point, roofs_of
@@ -108,6 +109,8 @@ class RooflineView(QWidget):
         self.cpu_text = pg.TextItem("", color=theme.PEAK, anchor=(1, 1))
         for t in (self.mem_text, self.cpu_text):
             pi.addItem(t, ignoreBounds=True)
+        self.empty = EmptyPlot(pi, self.tr("No runs yet."), auto_range=False)  # its ranges: _set_range
+        self.empty.set_empty(True)
         self.plot.scene().sigMouseMoved.connect(self._on_hover)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         theme.install_export_menu(self.plot, lambda: None)
@@ -189,6 +192,7 @@ class RooflineView(QWidget):
                 item.setSymbolBrush(pg.mkBrush(0, 0, 0, 0) if interp else pg.mkBrush(colour))
                 item.setSymbolPen(pg.mkPen(colour, width=2) if interp else pg.mkPen("w"))
         self._draw_roofs()
+        self.empty.set_empty(not self._placed and not self.roofs().ok)
         self._set_range()
         self._update_title()
 

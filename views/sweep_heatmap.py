@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QHBoxLayout, QLabel,
 from kernels.data.results import SweepPoint, SweepResult
 
 from . import theme
+from .empty_plot import EmptyPlot
 from .layout import column, row
 from .preview import preview
 from .sweep_data import (
@@ -119,6 +120,8 @@ class SweepHeatmap(QWidget):
         self.best_box.setZValue(10)
         self.best_box.hide()
         pi.addItem(self.best_box)
+        self.empty = EmptyPlot(pi, self.tr("No sweep yet."), auto_range=False)  # its ranges: _redraw
+        self.empty.set_empty(True)
         self.plot.scene().sigMouseMoved.connect(self._on_hover)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         theme.install_export_menu(self.plot, lambda: None)
@@ -320,7 +323,13 @@ class SweepHeatmap(QWidget):
             self.best_box.hide()
             self._draw_cells(None, 0.0, 1.0)
             self.title.setText(self.tr("No sweep yet."))
+            pi = self.plot.getPlotItem()
+            for side in ("bottom", "left"):  # the last sweep's parameter names and values go
+                pi.setLabel(side, "")
+                pi.getAxis(side).setTicks(None)
+            self.empty.set_empty(True)
             return
+        self.empty.set_empty(False)
         axes = self._axes_now()
         if y is None or y == x:
             y, axes = "", {**axes, "": [None]}

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QPushButton, QWidget
 from kernels.data.results import RunResult
 
 from . import theme
+from .empty_plot import EmptyPlot
 from .layout import column, row
 from .preview import preview
 
@@ -184,6 +185,8 @@ class ThroughputView(QWidget):
                                                               "fill": (255, 255, 255, 200)})
         self.peak_line.hide()
         pi.addItem(self.peak_line, ignoreBounds=True)
+        self.empty = EmptyPlot(pi, self.tr("No runs yet."))
+        self.empty.set_empty(True)
 
         self.summary = QLabel(self.tr("No runs yet."), self)
         self.summary.setObjectName("summary")
@@ -239,8 +242,7 @@ class ThroughputView(QWidget):
         self._series = {"gpu": _Series(), "interpreter": _Series()}
         self._peak_from_results = None
         self._mode = "gpu"
-        self.flush()
-        self.plot.getPlotItem().enableAutoRange()
+        self.flush()  # the empty state; auto range comes back with the next run
 
     def set_peak(self, value: float | None) -> None:
         """Override the peak line (default: the latest GPU result's measured peak)."""
@@ -275,6 +277,7 @@ class ThroughputView(QWidget):
         self._apply_mode()
         s = self._series[self._mode]
         x, y = s["x"], s["y"]
+        self.empty.set_empty(s.n == 0)
         self.triton_line.setData(x, y)
         # Past a few hundred runs, beams and markers only hide each other (and cost paint time):
         # keep the lines and small dots, drop the error bars and torch's markers.

@@ -37,7 +37,7 @@ class TimelineView(QWidget):
         self.plot.setMouseEnabled(x=True, y=False)
         self.plot.showGrid(x=True, y=False, alpha=0.2)
         self._curves = [self.plot.plot([], [], pen=pg.mkPen(c, width=3), connect="pairs") for c in _WAVE_COLOURS]
-        self.summary = QLabel(self.tr("No GPU timeline yet: trace on the GPU with the timeline on."))
+        self.summary = QLabel(self._empty_text())
         self.summary.setWordWrap(True)
         self.hover = QLabel("")
         lay = QVBoxLayout(self)
@@ -53,6 +53,7 @@ class TimelineView(QWidget):
             for c in self._curves:
                 c.setData([], [])
             self._rows = None
+            self.summary.setText(self._empty_text())
             return
         sm, start_us, end_us = tl.rows()
         t0 = float(start_us.min())
@@ -67,7 +68,28 @@ class TimelineView(QWidget):
             curve.setData(x, y)
         self.plot.setYRange(-1, tl.n_sms, padding=0)
         self.plot.setXRange(0, float(end_us.max()), padding=0.02)
-        self.summary.setText(" · ".join(tl.summary_lines()[:3]))
+        self.summary.setText(self._summary(tl))
+
+    def _empty_text(self) -> str:
+        return self.tr("No GPU timeline yet: trace on the GPU with the timeline on.")
+
+    def _summary(self, tl: Timeline) -> str:
+        """What the schedule says, in the user's language: programs, SMs, span, measured waves
+        against the formula's."""
+        used = int(np.unique(tl.sm).size)
+        build = (self.tr("the recording build, slowed by its recording") if tl.recording_build
+                 else self.tr("a light timeline build"))
+        first = self.tr("{n} programs on {used} of {sms} SMs in {span:.1f} µs ({build})").format(
+            n=tl.n_programs, used=used, sms=tl.n_sms, span=tl.span_ns / 1e3, build=build)
+        waves = self.tr("waves: measured {measured:.2f} (at most {resident} programs at once) · formula "
+                        "{formula:.2f} ({sms} SMs × {per_sm} per SM)").format(
+            measured=tl.measured_waves(), resident=tl.resident(), formula=tl.formula_waves(), sms=tl.n_sms,
+            per_sm=tl.programs_per_sm)
+        return first + "\n" + waves
+
+    def sm_rows(self) -> list[int]:
+        """The SMs drawn, one row each, that ran at least one program (ascending)."""
+        return [] if self._rows is None else sorted(int(v) for v in np.unique(self._rows[0]))
 
     def program_at(self, x_us: float, y_sm: float) -> int | None:
         """The program running on SM ``round(y_sm)`` at time ``x_us`` (None: that SM was idle)."""

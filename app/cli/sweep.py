@@ -9,6 +9,7 @@ the pruned count, and the exports (``--export autotune|triton_op [--out FILE]``)
 
 On the interpreter a tune sweep refuses num_warps / num_stages axes with the engine's reason:
 the interpreter runs each program as plain Python, so every value would time the same program.
+A grid sweep of them there still runs (the table shows it), after a one-line warning.
 """
 
 from __future__ import annotations
@@ -161,6 +162,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     # every point refused for the same bad input (e.g. a shape too large): say it once
     errs = {p.result.error.message: p.result.error for p in res.points if p.result.error}
     all_bad = res.points and all(p.result.error is not None for p in res.points)
+    _warn_launch_axes(spec, req, res)
     if args.json:
         print_json(res)
     else:
@@ -173,6 +175,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print("error: no point of the sweep passed its check (see the table)", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
+
+
+def _warn_launch_axes(spec: Any, req: Any, res: Any) -> None:
+    """One line on stderr when a grid sweep on the interpreter varies launch options: no effect there."""
+    launch = {p.name for p in spec.params if p.kind == "launch"} | set(_LAUNCH_ARGS)
+    names = [n for n in req.axes if n in launch]
+    if names and any(p.result.backend == "interpreter" for p in res.points):
+        print(f"warning: {' and '.join(names)} {'has' if len(names) == 1 else 'have'} no effect under the "
+              "interpreter (every value runs the same program): sweep on a GPU to compare them", file=sys.stderr)
 
 
 def _refusal(err: Any, req: Any, implied: str) -> Any:

@@ -23,7 +23,7 @@ from typing import Any
 from .common import EXIT_FAILED, EXIT_OK, CliError, check_writable, error_exit, stderr_progress
 from .options import add_value_args, collect_values, get_spec
 from .output import to_jsonable
-from .remote import compute, remote, uses_worker
+from .remote import compute, uses_worker
 
 __all__ = ["add_parser", "cmd_trace", "trace_summary", "trace_arrays"]
 
@@ -55,6 +55,9 @@ def add_parser(subparsers: Any) -> None:
                    help="debug run: int32 overflow and tl.device_assert raise (slower)")
     p.add_argument("--png", metavar="PATH", help="write the program grid and tile maps to this PNG")
     p.add_argument("--wave", type=int, metavar="W", help="in the PNG, highlight wave W and what it touches")
+    p.add_argument("--step", type=int, metavar="K",
+                   help="in the PNG, only the accesses of iteration K (0-based) of the kernel's first loop "
+                        "(matmul: the A and B tiles of K step K)")
     p.add_argument("--json", nargs="?", const="-", metavar="PATH",
                    help="write a JSON summary to PATH (alone: print it instead of the text summary)")
     p.add_argument("--npz", metavar="PATH", help="write the raw arrays (events, maps, stats) to this .npz")
@@ -77,6 +80,8 @@ def _check_args(args: argparse.Namespace) -> None:
         raise CliError(f"--n-sms and --programs-per-sm must be between 1 and {_MAX_MODEL:,}")
     if args.workers is not None and not 1 <= args.workers <= _MAX_WORKERS:
         raise CliError(f"--workers must be between 1 and {_MAX_WORKERS}")
+    if args.step is not None and (args.step < 0 or not args.png):
+        raise CliError(f"--step {args.step}: give a step of 0 or more, with --png PATH (the PNG shows that step)")
     if args.window:
         try:
             Window.parse(args.window)
@@ -85,42 +90,32 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    from kernels.trace import TraceRequest, trace
+    from kernels.gpu_trace import serve_trace
+    from kernels.trace import TraceRequest
 
     _check_args(args)
+    if args.timeline and args.backend != "gpu":
+        raise CliError("--timeline needs --backend gpu (the interpreter has no SMs or clocks to read)")
     spec = get_spec(args)
     values = collect_values(args, spec)
+    # --timeline alone: the schedule only (the light build); the maps build brings its own
     req = TraceRequest(kernel=spec.name, values=values, seed=args.seed, window=args.window,
                        user_file=args.file, n_sms=args.n_sms, programs_per_sm=args.programs_per_sm,
-                       workers=args.workers, check_overflow=args.check_overflow)
+                       workers=args.workers, check_overflow=args.check_overflow, backend=args.backend,
+                       timeline=args.timeline, maps=not args.timeline)
     progress = stderr_progress(end_stage="deriving") if sys.stderr.isatty() else None
-    if args.backend == "gpu":
-        return _trace_on_gpu(args, req)
-    if args.timeline:
-        raise CliError("--timeline needs --backend gpu (the interpreter has no SMs or clocks to read)")
-    res = compute("trace", req, args, progress=progress) if uses_worker(args) else trace(req, progress=progress)
+    # one routing for both backends (kernels.gpu_trace.serve_trace), here or in the worker
+    res = compute("trace", req, args, progress=progress) if uses_worker(args) else serve_trace(req, progress=progress)
     if res.error is not None:
         return error_exit(res.error, args.verbose)
-    tr = res.trace
-    return _report(args, tr)
+    if args.backend == "gpu":
+        return _report_gpu(args, res)
+    return _report(args, res.trace)
 
 
-def _trace_on_gpu(args: argparse.Namespace, req: Any) -> int:
-    from kernels.gpu_trace import gpu_trace, require_cuda
+def _report_gpu(args: argparse.Namespace, res: Any) -> int:
     from kernels.trace import summary_lines
 
-    try:
-        require_cuda()
-    except Exception as e:  # noqa: BLE001 - one clear line, exit 2
-        raise CliError(getattr(e, "message", str(e))) from None
-    if uses_worker(args):  # a kernel file is imported in the worker only
-        if args.file:
-            remote(args).load(args.file)
-        res = remote(args).call("gpu_trace", (req, args.timeline))
-    else:
-        res = gpu_trace(req, timeline_only=args.timeline)
-    if res.error is not None:
-        return error_exit(res.error, args.verbose)
     if res.timeline is not None:
         print("\n".join(res.timeline.summary_lines()))
     if res.trace is not None:
@@ -145,6 +140,13 @@ def _write_all(args: argparse.Namespace, tr: Any, quiet: bool = False) -> int:
     """Write the files asked for; a file that fails mid-write (the disk filled, the folder went
     away) does not lose the trace: it is kept as a pickle in the temporary folder, and the one
     error line says where. The other files are still written."""
+    if args.step is not None:  # a step the trace has not: one line, before any file is written
+        from kernels.trace.render import step_trace
+
+        try:
+            step_trace(tr, args.step)
+        except ValueError as e:
+            raise CliError(f"--{e}") from None
     written, failed = _write_files(args, tr)
     for path in written if not quiet else ():
         print(f"wrote {path}")
@@ -163,7 +165,7 @@ def _write_files(args: argparse.Namespace, tr: Any) -> tuple[list[str], list[tup
     def png(path: str) -> None:
         from kernels.trace.render import render_png
 
-        render_png(tr, path, wave=args.wave)
+        render_png(tr, path, wave=args.wave, step=args.step)
 
     def npz(path: str) -> None:
         import numpy as np

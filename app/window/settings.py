@@ -18,19 +18,30 @@ __all__ = ["ask_timeout", "restore_window", "save_now", "save_window"]
 DEFAULT_SIZE = (1600, 1000)
 
 
-def restore_window(win: QMainWindow, settings: Settings, apply_default_sizes: Callable[[], Any]) -> QByteArray:
+def restore_window(win: QMainWindow, settings: Settings, apply_default_sizes: Callable[[], Any]
+                   ) -> tuple[QByteArray, str]:
     """Lay the window out by default, then restore the user's geometry and dock arrangement;
-    returns the default arrangement (what Reset layout puts back)."""
+    returns the default arrangement (what Reset layout puts back) and, when the saved one could
+    not be restored (damaged, or from an incompatible version), a sentence saying so ("" if
+    none): the window then keeps the default."""
     win.resize(*DEFAULT_SIZE)
     apply_default_sizes()
     default = win.saveState()
+    problems = []
     geo = settings.window_geometry_bytes
-    if geo:
-        win.restoreGeometry(QByteArray(geo))
+    if geo and not win.restoreGeometry(QByteArray(geo)):
+        win.resize(*DEFAULT_SIZE)
+        problems.append(QCoreApplication.translate("MainWindow", "window size"))
     state = settings.window_state_bytes
-    if state:
-        win.restoreState(QByteArray(state))
-    return default
+    if state and not win.restoreState(QByteArray(state)):
+        win.restoreState(default)
+        apply_default_sizes()
+        problems.append(QCoreApplication.translate("MainWindow", "panel layout"))
+    if not problems:
+        return default, ""
+    return default, QCoreApplication.translate(
+        "MainWindow", "The saved {what} could not be restored (damaged settings): the default is used.").format(
+            what=QCoreApplication.translate("MainWindow", " and ").join(problems))
 
 
 def save_window(win: QMainWindow, settings: Settings, *, live: bool, kernel: str | None,

@@ -8,14 +8,17 @@ constraints, one Python expression per line over the parameter names (``BLOCK_M 
 constraint make a *tune* sweep (``SweepRequest.mode="tune"``: the fastest points re-measured,
 interleaved, ranked with their spread, exports made); with one or two the "Tune" box opts in.
 
-Under the interpreter a tune sweep of a launch option (num_warps, num_stages) is refused here,
-with the engine's reason, rather than after the worker has started.
+Under the interpreter the launch options (num_warps, num_stages…) have no effect: they are greyed
+out in the parameter lists, the reason in their tooltip, and a sweep of one given anyway (as
+``set_param`` may) is refused here, with the engine's reason, rather than after the worker started.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -48,6 +51,7 @@ class TuneSweepDialog(SweepDialog):
                  interpreter: bool = False) -> None:
         self._ready = False  # the base class validates before the extra parts exist
         self._interpreter = interpreter
+        self._launch = {p.name for p in info.params if p.kind == "launch"} | set(LAUNCH_OPTIONS)
         self._where: list[str] = []
         self._mode = "grid"
         super().__init__(info, values, parent)
@@ -79,6 +83,10 @@ class TuneSweepDialog(SweepDialog):
         at = lay.indexOf(self.message)
         for i, w in enumerate((self.more_box, where_box, self.tune_check)):
             lay.insertWidget(at + i, w)
+        for i, combo in enumerate(self.param_combo):
+            self._grey_launch_options(combo)
+            if interpreter and combo.currentData() in self._launch:  # the default picked one: pick another
+                self.set_param(i, self._first_untaken([c.currentData() for c in self.param_combo if c is not combo]))
         self._ready = True
         self.resize(540, 620)
         self._revalidate()
@@ -108,9 +116,8 @@ class TuneSweepDialog(SweepDialog):
         edit.textChanged.connect(self._revalidate)
         remove.clicked.connect(lambda _c=False, c=combo: self.remove_param(self.param_combo.index(c)))
         self.more_rows.insertWidget(self.more_rows.count() - 1, row)
-        taken = {c.currentData() for c in self.param_combo[:i]}
-        self.set_param(i, name or next((p.name for p in self._info.params if p.name not in taken),
-                                       self._info.params[0].name))
+        self._grey_launch_options(combo)
+        self.set_param(i, name or self._first_untaken([c.currentData() for c in self.param_combo[:i]]))
         return i
 
     def remove_param(self, i: int) -> None:
@@ -136,6 +143,24 @@ class TuneSweepDialog(SweepDialog):
         return self._mode
 
     # -- internals ------------------------------------------------------------------------------
+    def _first_untaken(self, taken: list[str]) -> str:
+        """The first parameter not in ``taken`` (under the interpreter, not a launch option)."""
+        usable = [p.name for p in self._info.params if not (self._interpreter and p.name in self._launch)]
+        return next((n for n in usable if n not in taken), (usable or [self._info.params[0].name])[0])
+
+    def _grey_launch_options(self, combo: QComboBox) -> None:
+        """Under the interpreter, the launch options of ``combo`` greyed out, the reason their tooltip."""
+        model = combo.model()
+        if not self._interpreter or not isinstance(model, QStandardItemModel):
+            return
+        for i in range(combo.count()):
+            name = combo.itemData(i)
+            if name in self._launch:
+                model.item(i).setEnabled(False)
+                combo.setItemData(i, self.tr("{name} has no effect under the interpreter (every value runs the same "
+                                             "program): sweep it on a GPU.").format(name=name),
+                                  Qt.ItemDataRole.ToolTipRole)
+
     def _read_axes(self, errors: list[str]) -> dict[str, list[Any]]:
         axes: dict[str, list[Any]] = {}
         for i in [0, *([1] if self.second.isChecked() else []), *range(2, len(self.param_combo))]:
@@ -165,9 +190,8 @@ class TuneSweepDialog(SweepDialog):
             self.tune_check.blockSignals(False)
         self.tune_check.setEnabled(not forced)
         tune = self.tune_check.isChecked()
-        if tune and self._interpreter:
-            launch = {p.name for p in self._info.params if p.kind == "launch"} | set(LAUNCH_OPTIONS)
-            for name in (n for n, v in axes.items() if n in launch and len(v) > 1):
+        if self._interpreter:
+            for name in (n for n, v in axes.items() if n in self._launch and len(v) > 1):
                 errors.append(self.tr("{name} has no effect under the interpreter: every value would time the same "
                                       "program. Sweep it on a GPU, or give it one value.").format(name=name))
         notes = self._count(axes, where, errors) if axes and not errors else []

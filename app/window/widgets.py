@@ -6,18 +6,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QPaintEvent
+from PySide6.QtCore import QCoreApplication, QRect, Qt, Signal
+from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMainWindow,
     QMessageBox,
     QProgressBar,
     QPushButton,
-    QSizePolicy,
     QStatusBar,
     QStyle,
+    QStyleOption,
     QStyleOptionProgressBar,
     QStylePainter,
     QToolButton,
@@ -25,9 +26,10 @@ from PySide6.QtWidgets import (
 )
 
 from views import theme
+from views.elided_label import ElidedLabel
 from views.i18n import QT_TRANSLATE_NOOP
 
-__all__ = ["LazyProgressBar", "MessageBanner", "StatusStrip"]
+__all__ = ["LazyProgressBar", "MessageBanner", "StatusBar", "StatusStrip"]
 
 #: the worker's states (``app.client.STATES``) as the status bar says them: "worker: ready"
 WORKER_STATE_WORDS = (QT_TRANSLATE_NOOP("StatusStrip", "starting"), QT_TRANSLATE_NOOP("StatusStrip", "ready"),
@@ -161,24 +163,83 @@ class LazyProgressBar(QProgressBar):
         painter.end()
 
 
+class StatusBar(QStatusBar):
+    """A status bar whose messages (``showMessage``) end with "…" a gap before the permanent
+    labels (backend, device, …) instead of running into them, and start after the progress bar
+    while one runs (Qt draws them from the left edge, under a progress bar shown meanwhile)."""
+
+    #: pixels between the end of a message and the first permanent label
+    GAP = 16
+
+    def message_rect(self) -> QRect:
+        """Where a message is drawn: right of a visible progress bar, left of the permanent labels."""
+        left, right = 6, self.width() - 12
+        for w in self.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            if not w.isVisible() or w.objectName() == "qt_statusbar_sizegrip":
+                continue
+            g = w.geometry()
+            if w.objectName() in _PERMANENT_NAMES:
+                right = min(right, g.left() - self.GAP)
+            elif w.objectName() == "progress":
+                left = max(left, g.right() + 8)
+        return QRect(left, 0, max(0, right - left), self.height())
+
+    def shown_message(self) -> str:
+        """The message as drawn now (elided to fit), "" when none."""
+        text = self.currentMessage()
+        if not text:
+            return ""
+        one_line = " ".join(text.split())
+        return self.fontMetrics().elidedText(one_line, Qt.TextElideMode.ElideRight, self.message_rect().width())
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
+        if not self.currentMessage():
+            super().paintEvent(event)
+            return
+        painter = QPainter(self)
+        opt = QStyleOption()
+        opt.initFrom(self)
+        self.style().drawPrimitive(QStyle.PrimitiveElement.PE_PanelStatusBar, opt, painter, self)
+        painter.setPen(self.palette().windowText().color())
+        painter.drawText(self.message_rect(), int(Qt.AlignmentFlag.AlignLeading | Qt.AlignmentFlag.AlignVCenter),
+                         self.shown_message())
+        painter.end()
+
+
+#: the object names of the status bar's permanent labels (``StatusStrip``)
+_PERMANENT_NAMES = ("backend_status", "device_status", "worker_status", "triton_status")
+
+
 class StatusStrip:
     """The status bar's content: a progress bar and the stage ("running 12/64 programs") on the
     left; backend, device, worker state and Triton version on the right."""
 
+    @classmethod
+    def install(cls, win: QMainWindow) -> StatusStrip:
+        """Give ``win`` a ``StatusBar`` and fill it."""
+        bar = StatusBar(win)
+        bar.setObjectName("status_bar")
+        win.setStatusBar(bar)
+        return cls(bar)
+
     def __init__(self, bar: QStatusBar) -> None:
-        self.stage_label = QLabel(QCoreApplication.translate("StatusStrip", "starting worker…"))
+        self.bar = bar
+        self.stage_label = ElidedLabel(QCoreApplication.translate("StatusStrip", "starting worker…"))
         self.stage_label.setObjectName("stage_label")
         # a label whose size follows its text would re-lay out the whole window (docks, plots) on
         # every progress message: a fixed-size label keeps a progress update a label repaint
-        self.stage_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        self.stage_label.setMinimumWidth(360)
+        self.stage_label.setMinimumWidth(240)  # (an ElidedLabel: its size never follows its text)
         self.progress = LazyProgressBar()
         self.progress.setObjectName("progress")
         self.progress.setMaximumWidth(220)
         self.progress.setTextVisible(False)
         bar.addWidget(self.progress)
         bar.addWidget(self.stage_label, 1)
+        # Qt hides the progress bar while a message shows; work under way keeps it (the message
+        # is drawn beside it: StatusBar)
+        bar.messageChanged.connect(lambda text: text and self.progress.setVisible(self._progress_on))
         self._stage = ""
+        self._progress_on = False
         self.set_stage(QCoreApplication.translate("StatusStrip", "starting worker…"), busy=True)  # until hello
         self.backend_label = QLabel(QCoreApplication.translate("StatusStrip", "backend: —"))
         self.device_label = QLabel(QCoreApplication.translate("StatusStrip", "device: —"))
@@ -198,6 +259,7 @@ class StatusStrip:
         fro (``busy``: how long is not known), or none."""
         self._stage = text
         self.stage_label.setText(text)
+        self._progress_on = busy or fraction is not None
         if busy:
             self.progress.setRange(0, 0)
             self.progress.show()

@@ -308,8 +308,14 @@ def load_tiles(trace: Trace) -> LoadTiles:
     keys = np.stack([ev.tensor[rows].astype(np.int64), first, last, n], axis=1)
     uniq, tile = np.unique(keys, axis=0, return_inverse=True)
     esize = np.array([t.element_size for t in trace.tensors], np.int64)
+    lanes = getattr(trace, "lanes_active", None)  # a reduced trace (kernels.data.coarse): lanes, not cells
+    if lanes is None:
+        return LoadTiles(program=ev.program[rows].astype(np.int64), tile=tile.reshape(-1).astype(np.int64),
+                         tile_tensor=uniq[:, 0], tile_bytes=uniq[:, 3] * esize[uniq[:, 0]])
+    n_lanes = np.zeros(uniq.shape[0], np.int64)
+    n_lanes[tile.reshape(-1)] = lanes[rows]
     return LoadTiles(program=ev.program[rows].astype(np.int64), tile=tile.reshape(-1).astype(np.int64),
-                     tile_tensor=uniq[:, 0], tile_bytes=uniq[:, 3] * esize[uniq[:, 0]])
+                     tile_tensor=uniq[:, 0], tile_bytes=n_lanes * esize[uniq[:, 0]])
 
 
 def output_order(trace: Trace) -> np.ndarray:

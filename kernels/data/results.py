@@ -123,6 +123,7 @@ class CheckResult:
     #: dimension: map[i, j] = max error over output[i*s0:(i+1)*s0, j*s1:(j+1)*s1] (inf if any
     #: element of the block was unwritten).
     error_map_stride: tuple[int, ...] = ()
+    ref_rms: float | None = None  # rms |ref| over the measured elements (the map's tolerance scale)
 
 
 @dataclass

@@ -274,6 +274,13 @@ class TraceRequest:
     programs_per_sm: int = 1
     workers: int | None = None  # recording processes; None = as many as useful (Linux), 1 = in-process
     check_overflow: bool = False  # a debug run: int32 overflow and tl.device_assert raise
+    #: "interpreter": replay on the CPU; "gpu": the instrumented build records every program's
+    #: maps on the GPU (``kernels.gpu_trace``; ``window`` then picks the programs whose per-access
+    #: events the interpreter adds). ``kernels.gpu_trace.serve_trace`` routes on it.
+    backend: str = "interpreter"
+    timeline: bool = False  # gpu: also the schedule (SM, start, end per program) of a light build
+    maps: bool = True  # gpu: False with ``timeline``: the schedule only (no maps)
+    compare: bool = False  # gpu: run the launch under the interpreter too and compare the outputs
 
 
 @dataclass

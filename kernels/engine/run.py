@@ -9,10 +9,18 @@ does not own stops with ``out_of_bounds`` instead of crashing the process.
 Progress is reported as ``progress(Progress)`` with stages "compiling", "running" (programs done
 of the grid under the interpreter), "checking", "timing", then "done"; ``cancel()`` is polled
 between stages.
+
+A window's runs pass a ``LiveCache`` (the worker keeps one): a repeated run with the same shapes,
+dtype and seed — another block size or ``num_warps`` — reuses the inputs, the references, the
+torch baseline's timing and the compile facts of a kernel compiled before, and is timed with the
+shorter interactive budget (``kernels.bench``). The check itself is never cached: every launch
+starts from outputs poisoned (or restored) by ``prepare`` and is compared again.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,15 +33,157 @@ from .. import bench, check, compiled, device
 from ..backends import with_options
 from ..data.errors import Cancelled, first_line, to_error_info
 from ..data.grid import n_programs
-from ..data.results import Progress, RunRequest, RunResult
+from ..data.results import CompileFacts, Progress, RunRequest, RunResult, Timing
 from ..lookup import get_spec
+from ..memory import budgets
 from ..prepare import InputCache, Prepared, prepare
 from ..spec import KernelSpec
 
-__all__ = ["run", "ProgressFn", "CancelFn"]
+__all__ = ["run", "LiveCache", "MAX_ASM_CHARS", "ProgressFn", "CancelFn"]
 
 ProgressFn = Callable[[Progress], None]
 CancelFn = Callable[[], bool]
+
+#: the longest IR text a window's run ships (per text); longer ones are cut at a line and say so
+MAX_ASM_CHARS = 1 << 21
+_MAX_KEPT = 16  # torch timings and compiled kernels a LiveCache keeps (oldest dropped first)
+
+
+@dataclass
+class _Refs:
+    """References computed for one set of inputs, and what of the run's values they read."""
+
+    key: Any  # the InputCache key of the inputs they were computed from
+    read: tuple[str, ...] | None  # the values the reference read; None: it looked at all of them
+    values: tuple  # those values, as repr
+    refs: dict[str, Any]
+
+    def fits(self, key: Any, cfg: dict[str, Any]) -> bool:
+        return key == self.key and self.values == _read_values(cfg, self.read)
+
+
+def _read_values(cfg: dict[str, Any], read: tuple[str, ...] | None) -> tuple:
+    names = sorted(cfg) if read is None else read
+    return tuple((k, repr(cfg.get(k, _MISSING))) for k in names)
+
+
+_MISSING = object()
+
+
+class _ReadCfg(dict):
+    """The run's values as ``spec.reference`` sees them, noting which it reads: references are
+    reused only while those agree (one reading BLOCK_SIZE is computed again when it changes).
+    Anything that walks or copies the whole dict counts as reading all of it."""
+
+    def __init__(self, cfg: dict[str, Any]) -> None:
+        super().__init__(cfg)
+        self.read: set[str] = set()
+        self.everything = False
+
+    def __getitem__(self, k: Any) -> Any:
+        self.read.add(k)
+        return super().__getitem__(k)
+
+    def get(self, k: Any, default: Any = None) -> Any:
+        self.read.add(k)
+        return super().get(k, default)
+
+    def __contains__(self, k: Any) -> bool:
+        self.read.add(k)
+        return super().__contains__(k)
+
+    def _all(self, *_: Any) -> Any:
+        self.everything = True
+
+    def __iter__(self):  # also makes dict(cfg), {**cfg} and f(**cfg) go through keys()
+        self._all()
+        return super().__iter__()
+
+    def keys(self):
+        self._all()
+        return super().keys()
+
+    def items(self):
+        self._all()
+        return super().items()
+
+    def values(self):
+        self._all()
+        return super().values()
+
+    def copy(self) -> dict:
+        self._all()
+        return dict(super().items())
+
+    def __or__(self, other: Any) -> Any:
+        self._all()
+        return dict(super().items()) | other
+
+    def __ror__(self, other: Any) -> Any:
+        self._all()
+        return other | dict(super().items())
+
+    def __eq__(self, other: object) -> bool:
+        self._all()
+        return super().__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        self._all()
+        return dict, (dict(super().items()),)
+
+    def read_keys(self) -> tuple[str, ...] | None:
+        return None if self.everything else tuple(sorted(str(k) for k in self.read))
+
+
+@dataclass
+class LiveCache(InputCache):
+    """What the worker keeps between a window's runs (see the module doc).
+
+    - the inputs (``InputCache``): built again when the kernel, a shape, the dtype, a flag or the
+      seed changes; before every launch ``prepare`` still poisons the floating outputs with NaN
+      and restores the others and the in-place ones;
+    - the references computed from those inputs, with the values they read; not for specs with
+      in-place outputs (their reference sees what the launch left), not when they would take more
+      than a quarter of the free memory, and dropped with the inputs — after a failed check or a
+      launch error too;
+    - the torch baseline's timing per kernel, shapes, dtype and flags (the seed does not matter);
+    - the compile facts of each compiled kernel (its SASS comes from a cuobjdump process);
+    - ``warmup_ms`` / ``rep_ms``: do_bench's budgets for these runs.
+    """
+
+    refs: _Refs | None = None
+    torch_timings: dict[Any, Timing] = field(default_factory=dict)
+    facts: dict[int, tuple[Any, bool, CompileFacts, list[str]]] = field(default_factory=dict)
+    warmup_ms: int = bench.LIVE_WARMUP_MS
+    rep_ms: int = bench.LIVE_REP_MS
+
+    def clear(self) -> None:
+        super().clear()
+        self.refs = None
+
+    def release(self) -> None:
+        """Forget everything (another kind of request needs the memory)."""
+        self.clear()
+        self.torch_timings.clear()
+        self.facts.clear()
+
+    def kernel_facts(self, ck: Any, keep_asm: bool) -> tuple[CompileFacts, list[str]]:
+        """``compiled.kernel_facts`` of a compiled kernel, once per kernel (a copy each call)."""
+        got = self.facts.get(id(ck))
+        if got is None or got[0] is not ck or got[1] != keep_asm:
+            facts, notes = compiled.kernel_facts(ck, keep_asm)
+            got = (ck, keep_asm, facts, notes)  # the kernel is held: its id stays its own
+            _put(self.facts, id(ck), got)
+        return dataclasses.replace(got[2], asm=dict(got[2].asm)), list(got[3])
+
+
+def _put(d: dict, key: Any, value: Any) -> None:
+    d.pop(key, None)
+    d[key] = value
+    while len(d) > _MAX_KEPT:
+        d.pop(next(iter(d)))
 
 
 @dataclass
@@ -88,27 +238,61 @@ def _run_spec(res: RunResult, spec: KernelSpec, req: RunRequest, st: _State, pro
     # -- check -----------------------------------------------------------------------------------
     tick(progress, cancel, "checking", 0.45)
     st.stage = "checking"
-    refs = spec.reference(p.tensors, p.cfg)
+    live = cache if isinstance(cache, LiveCache) else None
+    refs = _references(spec, p, live)
     atol, rtol = spec.tolerance(p.cfg)
-    res.check = check.check_outputs(p.tensors, refs, spec.outputs, atol, rtol, str(p.cfg.get("dtype", "")),
+    res.check = check.check_outputs(p.tensors, refs.refs, spec.outputs, atol, rtol, str(p.cfg.get("dtype", "")),
                                     req.keep_error_map)
-    del refs
     if not res.check.passed and cache is not None:
         cache.clear()  # a kernel that writes where it should not may have touched the inputs
+    elif live is not None and live.refs is not refs:
+        _keep_references(live, spec, p, refs)
+    del refs
     # -- timing ----------------------------------------------------------------------------------
     timing = torch_timing = None
     peaks: tuple[float | None, float | None] = (None, None)
     if req.bench:
         tick(progress, cancel, "timing", 0.6)
         st.stage = "timing"
-        timing, torch_timing, peaks = _time(p, req, st, launch_ms, torch_timing_given)
+        if torch_timing_given is None and live is not None:
+            torch_timing_given = live.torch_timings.get(p.data_key)
+        timing, torch_timing, peaks = _time(p, req, st, launch_ms, torch_timing_given, live)
+        if live is not None and p.data_key is not None and torch_timing is not None:
+            _put(live.torch_timings, p.data_key, torch_timing)
     res.timing = timing
     res.metrics = bench.metrics(spec.bytes_moved(p.cfg), spec.flops(p.cfg), timing, torch_timing, *peaks)
     # -- compile facts ---------------------------------------------------------------------------
     if req.compile_facts:
         st.stage = "reading compile facts"
-        _compile_facts(res, p, req, st, ret)
+        _compile_facts(res, p, req, st, ret, live)
     tick(progress, None, "done", 1.0)
+
+
+def _references(spec: KernelSpec, p: Prepared, live: LiveCache | None) -> _Refs:
+    """The live cache's references when they were computed from these inputs with the same values
+    read; else computed now (after the launch, as always), noting what they read."""
+    if live is None:  # nothing to reuse them for: the reference sees the values as they are
+        return _Refs(None, None, (), spec.reference(p.tensors, p.cfg))
+    if live.refs is not None and live.refs.fits(live.key, p.cfg) and p.reused:
+        return live.refs
+    seen = _ReadCfg(p.cfg)
+    refs = spec.reference(p.tensors, seen)
+    read = seen.read_keys()
+    return _Refs(live.key, read, _read_values(p.cfg, read), refs)
+
+
+def _keep_references(live: LiveCache, spec: KernelSpec, p: Prepared, refs: _Refs) -> None:
+    """Keep references that passed a check with the inputs they were computed from — unless the
+    inputs are not the cache's, an output is updated in place (its reference read what the launch
+    left), or they would hold more than a quarter of the memory still free."""
+    live.refs = None
+    if spec.inplace or live.key is None or live.tensors is not p.tensors or refs.key != live.key:
+        return
+    nbytes = sum(t.numel() * t.element_size() for t in refs.refs.values() if isinstance(t, torch.Tensor))
+    free = budgets(p.backend).get("cpu" if p.backend.is_interpreter else "cuda")
+    if free is not None and nbytes > free / 4:
+        return
+    live.refs = refs
 
 
 def _launch(p: Prepared, st: _State, progress: ProgressFn | None, options: dict[str, Any]) -> tuple[Any, float]:
@@ -136,8 +320,8 @@ def _launch(p: Prepared, st: _State, progress: ProgressFn | None, options: dict[
     return ret, launch_ms
 
 
-def _time(p: Prepared, req: RunRequest, st: _State, launch_ms: float,
-          torch_timing_given: Any) -> tuple[Any, Any, tuple[float | None, float | None]]:
+def _time(p: Prepared, req: RunRequest, st: _State, launch_ms: float, torch_timing_given: Any,
+          live: LiveCache | None) -> tuple[Any, Any, tuple[float | None, float | None]]:
     spec, be, tensors, cfg = p.spec, p.backend, p.tensors, p.cfg
     torch_timing = None
     if be.is_interpreter:
@@ -150,7 +334,10 @@ def _time(p: Prepared, req: RunRequest, st: _State, launch_ms: float,
         return timing, torch_timing, (None, None)
     with be.activate(spec.kernels, note_grids=False) as K:
         K = with_options(K, req.launch_options)
-        timing = bench.gpu_time(lambda: p.launch(K))
+        if live is not None:  # a window's run: the interactive budget (kernels.bench)
+            timing = bench.gpu_time(lambda: p.launch(K), warmup=live.warmup_ms, rep=live.rep_ms)
+        else:
+            timing = bench.gpu_time(lambda: p.launch(K))
     if req.torch_baseline and spec.torch_op is not None:
         torch_timing = torch_timing_given or bench.gpu_time(lambda: spec.torch_op(tensors, cfg))
     try:
@@ -161,7 +348,8 @@ def _time(p: Prepared, req: RunRequest, st: _State, launch_ms: float,
     return timing, torch_timing, (pk.copy_gbps, pk.matmul_tflops)
 
 
-def _compile_facts(res: RunResult, p: Prepared, req: RunRequest, st: _State, ret: Any) -> None:
+def _compile_facts(res: RunResult, p: Prepared, req: RunRequest, st: _State, ret: Any,
+                   live: LiveCache | None) -> None:
     if p.backend.is_interpreter:
         st.notes.append("compile facts (registers, shared memory, IR, occupancy) need a GPU: "
                         "the interpreter does not compile")
@@ -169,6 +357,25 @@ def _compile_facts(res: RunResult, p: Prepared, req: RunRequest, st: _State, ret
         st.notes.append("the launcher returned no compiled kernel: compile facts unavailable")
     else:
         limits = device.device_facts("gpu").limits
-        res.compile, notes = compiled.compile_facts(ret, n_programs(res.grid) if res.grid else 0, limits,
-                                                    req.keep_asm)
+        n = n_programs(res.grid) if res.grid else 0
+        if live is None:
+            res.compile, notes = compiled.compile_facts(ret, n, limits, req.keep_asm)
+        else:  # a kernel compiled before: its facts (and SASS) from the cache, the occupancy for this grid
+            res.compile, notes = live.kernel_facts(ret, req.keep_asm)
+            notes += compiled.add_occupancy(res.compile, n, limits)
+            notes += _cap_asm(res.compile)
         st.notes.extend(notes)
+
+
+def _cap_asm(facts: CompileFacts) -> list[str]:
+    """Cut IR texts longer than MAX_ASM_CHARS at a line (a window shows each in a text view)."""
+    cut = []
+    for k, text in facts.asm.items():
+        if isinstance(text, str) and len(text) > MAX_ASM_CHARS:
+            end = text.rfind("\n", 0, MAX_ASM_CHARS)
+            end = end if end > 0 else MAX_ASM_CHARS
+            more = len(text) - end
+            facts.asm[k] = (text[:end] + f"\n… {more:,} more characters not sent to the window "
+                            f"(`tilescope run --json --asm` prints all of it)\n")
+            cut.append(f"{k} ({math.ceil(len(text) / (1 << 20))} MiB)")
+    return [f"IR cut for the window at {MAX_ASM_CHARS >> 20} MiB each: {', '.join(cut)}"] if cut else []

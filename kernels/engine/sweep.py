@@ -21,6 +21,7 @@ so it is measured once per input set.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import math
 import time
 from collections.abc import Callable
@@ -29,7 +30,7 @@ from typing import Any
 
 import triton
 
-from .. import backends, device
+from .. import backends, bench, device
 from ..backends import Backend
 from ..data.errors import first_line, to_error_info
 from ..data.params import ValidationError
@@ -46,6 +47,8 @@ __all__ = ["sweep", "best_index", "plan_sweep", "SweepPlan"]
 
 #: re-measured per data group when the request says None
 REMEASURE_TOP = {"grid": 0, "tune": 3}
+#: passes of the re-measurement loop (each times the current top few, interleaved)
+MAX_REMEASURE_PASSES = 4
 _DATA_KINDS = ("shape", "dtype", "flag")
 
 
@@ -175,6 +178,7 @@ class _Runner:
         self.torch_timings: dict[Any, Any] = {}
         self.n = len(plan.jobs)
         self.bench_s = 0.0
+        self.passes = 0  # of the re-measurement loop
 
     def cancelled(self) -> bool:
         if self.cancel is not None and self.cancel():
@@ -210,12 +214,36 @@ class _Runner:
                 self.progress(Progress(p.stage, (i + p.fraction) / self.n, i + 1, self.n, "points"))
 
         t0 = time.perf_counter()
+        gpu = not self.plan.backend.is_interpreter
+        req = self._request(job)
+        if gpu:  # timed below with the sweep's shorter benchmark
+            req = dataclasses.replace(req, bench=False)
         # torch's time depends on the data only: measure it once per input set
-        r = run(self._request(job), sub, None, _cache=self.cache, _torch_timing=self.torch_timings.get(self.cache.key))
+        r = run(req, sub, None, _cache=self.cache, _torch_timing=self.torch_timings.get(self.cache.key))
+        if gpu and r.error is None:
+            self._bench_gpu(job, r)
         self.bench_s += time.perf_counter() - t0
         if self.cache.key is not None and r.metrics is not None and r.metrics.torch_timing is not None:
             self.torch_timings.setdefault(self.cache.key, r.metrics.torch_timing)
         self.emit(job, r, compile_s)
+
+    def _bench_gpu(self, job: _Job, r: RunResult) -> None:
+        """Time a checked GPU point (``pipeline.bench_point``); its metrics follow."""
+        spec = self.plan.spec
+        try:
+            key_before = self.cache.key
+            given = self.torch_timings.get(key_before)
+            timing, torch_timing = pipeline.bench_point(spec, self.plan.backend, int(self.req.seed), self.cache,
+                                                        job.run_values, job.options,
+                                                        self.req.torch_baseline and given is None)
+            torch_timing = torch_timing or given
+            pk = device.peaks()
+        except Exception as e:  # noqa: BLE001 - the point keeps its check; its timing failed
+            r.error = to_error_info(e, "timing")
+            return
+        r.timing = timing
+        peaks = (pk.copy_gbps, pk.matmul_tflops) if pk is not None else (None, None)
+        r.metrics = bench.metrics(spec.bytes_moved(r.values), spec.flops(r.values), timing, torch_timing, *peaks)
 
     def prune(self, job: _Job) -> bool:
         if not job.fit.reason:
@@ -301,23 +329,43 @@ class _Runner:
 
     # -- after the runs ---------------------------------------------------------------------------
     def remeasure(self) -> None:
+        """Re-measure the fastest few of each data group, interleaved, until the fastest
+        ``remeasure_top`` by the latest estimates have all been re-measured (a point that was
+        fast once and slow again drops out, and the one it let in is measured too), at most
+        ``MAX_REMEASURE_PASSES`` passes. Each pass times the current top few together, so their
+        comparison is fair; a point's samples pool across passes."""
         plan, pts = self.plan, self.out.points
         if plan.remeasure_top < 2:
             return
+        jobs = {j.index: j for j in plan.jobs}
+        samples: dict[int, list[float]] = {}
         for members in rank.groups(pts, plan.data_names).values():
-            top = rank.best_first(pts, members)[:plan.remeasure_top]
-            if len(top) < 2:
-                continue
-            method = pts[top[0]].result.timing.method  # type: ignore[union-attr]
-            jobs = {j.index: j for j in plan.jobs}
-            cands = [(jobs[pts[i].index].run_values, jobs[pts[i].index].options) for i in top]
-            timings = pipeline.remeasure(plan.spec, plan.backend, int(self.req.seed), cands,
-                                         self.req.remeasure_rounds, method, self.cancel)
-            if timings is None:
-                self.out.notes.append("re-measurement cancelled: the ranking uses the first measurements")
-                return
-            for i, t in zip(top, timings, strict=True):
-                pts[i].remeasured = t
+            for n_pass in range(MAX_REMEASURE_PASSES):
+                top = rank.by_latest(pts, members)[:plan.remeasure_top]
+                if len(top) < 2 or all(pts[i].remeasured is not None for i in top):
+                    break
+                method = (pts[top[0]].result.timing.method  # type: ignore[union-attr]
+                          .split("; re-measured")[0])
+                cands = [(jobs[pts[i].index].run_values, jobs[pts[i].index].options) for i in top]
+                got = self.measure(cands, method)
+                if got is None:
+                    self.out.notes.append("re-measurement cancelled: the ranking uses the measurements so far")
+                    return
+                self.passes = max(self.passes, n_pass + 1)
+                for i, s in zip(top, got, strict=True):
+                    samples.setdefault(i, []).extend(s)
+                    pts[i].remeasured = bench.timing_from_samples(
+                        samples[i], f"{method}; re-measured: {len(samples[i])} samples over {n_pass + 1} "
+                                    f"pass(es) of {max(1, self.req.remeasure_rounds)} interleaved rounds",
+                        plan.backend.is_interpreter)
+        if self.passes > 1:
+            self.out.notes.append(f"re-measured in {self.passes} passes: a point fast at first was slower "
+                                  "re-measured, so the next ones by their latest estimate were re-measured too")
+
+    def measure(self, cands: list[tuple[dict, dict]], method: str) -> list[list[float]] | None:
+        """Samples of each candidate from ``remeasure_rounds`` interleaved rounds (None: cancelled)."""
+        return pipeline.remeasure_samples(self.plan.spec, self.plan.backend, int(self.req.seed), cands,
+                                          self.req.remeasure_rounds, self.cancel)
 
 
 def sweep(req: SweepRequest, progress: ProgressFn | None = None, cancel: CancelFn | None = None,
@@ -355,20 +403,21 @@ def sweep(req: SweepRequest, progress: ProgressFn | None = None, cancel: CancelF
         runner.cache.clear()
         out.points.sort(key=lambda p: p.index)  # they land as compiled: back in the space's order
     out.ranking, out.verdicts = rank.rank(out.points, plan.data_names, plan.tuned_names)
-    out.best = _best(out.points)
+    out.best = _best(out.points, plan.data_names)
     if req.mode == "tune" and out.best is not None:
         _add_exports(out, plan)
     out.phases["total"] = time.perf_counter() - t0
     return out
 
 
-def _best(points: list[SweepPoint]) -> int | None:
-    """The fastest passing point by its best timing (re-measured where it was)."""
+def _best(points: list[SweepPoint], data_names: list[str]) -> int | None:
+    """The fastest of the groups' winners (``rank.best_first``: re-measured where any was)."""
     best, best_ms = None, math.inf
-    for i, p in enumerate(points):
-        t = p.timing
-        if p.result.ok and not p.pruned and t is not None and t.median_ms < best_ms:
-            best, best_ms = i, t.median_ms
+    for members in rank.groups(points, data_names).values():
+        order = rank.best_first(points, members)
+        t = points[order[0]].timing if order else None
+        if t is not None and t.median_ms < best_ms:
+            best, best_ms = order[0], t.median_ms
     return best
 
 

@@ -1,19 +1,29 @@
-"""Cross-checks of the GPU recorder against the interpreter recorder — numpy only.
+"""Cross-checks of the GPU recorder against the interpreter recorder, and of the GPU's outputs
+against the interpreter's — numpy only (the GUI process imports this module).
 
 ``differences(gpu, ref)`` lists, one line each, where two traces of the same launch disagree:
 grid, tensors, each map element for element, per-program statistics, out-of-bounds records
 (program, op, line, kind, lanes, nearest tensor). Empty: the same trace. ``CROSS_CHECK_CASES``
 are small parameter values for every catalog kernel, small enough for the interpreter (the CPU
 tests, the GPU tests and the H200 check all use them).
+
+"Interpreter vs GPU" (the window's compare action; the run is ``serve.compare_backends``): the
+same launch on the same seeded inputs both ways; ``differing_elements(a, b, atol, rtol)`` marks
+the output elements that disagree, ``programs_of(differ, writer)`` names the programs that wrote
+them (from the GPU trace's writer map), ``BackendComparison`` is the answer.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
-from ..data.trace import Trace
+from ..data.gpu_trace import GpuTraceResult
+from ..data.trace import NO_PROGRAM, SEVERAL, Trace
 
-__all__ = ["CROSS_CHECK_CASES", "MAP_FIELDS", "differences"]
+__all__ = ["CROSS_CHECK_CASES", "MAP_FIELDS", "BackendComparison", "OutputDiff", "differences",
+           "differing_elements", "programs_of", "writer_of"]
 
 MAP_FIELDS = ("writer", "reader", "n_reads", "n_writes", "n_readers", "n_atomic")
 
@@ -61,3 +71,97 @@ def differences(gpu: Trace, ref: Trace, max_lines: int = 20) -> list[str]:
     if _oob_rows(gpu) != _oob_rows(ref):
         out.append(f"out-of-bounds records differ: {_oob_rows(gpu)[:3]} != {_oob_rows(ref)[:3]}")
     return out[:max_lines]
+
+
+# ---------------------------------------------------------------------------------------------
+# interpreter vs GPU: the outputs
+
+
+def differing_elements(a: np.ndarray, b: np.ndarray, atol: float = 0.0, rtol: float = 0.0) -> np.ndarray:
+    """bool, of ``a``'s shape: where ``a`` and ``b`` disagree beyond ``atol + rtol * |b|`` (floats)
+    or at all (integers and booleans). Two NaNs agree (an element both runs left unwritten); a NaN
+    against a number does not. Raises ValueError when the shapes differ."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        raise ValueError(f"the outputs have different shapes: {a.shape} and {b.shape}")
+    if not (np.issubdtype(a.dtype, np.floating) or np.issubdtype(b.dtype, np.floating)):
+        return a != b
+    x, y = a.astype(np.float64), b.astype(np.float64)
+    nan_x, nan_y = np.isnan(x), np.isnan(y)
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = np.abs(x - y) <= atol + rtol * np.abs(y)
+        close |= x == y  # equal infinities
+    return np.where(nan_x | nan_y, nan_x != nan_y, ~close)
+
+
+def programs_of(differ: np.ndarray, writer: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """(the programs that wrote a differing element, sorted int32; how many differing elements
+    several programs wrote; how many no program wrote). ``writer`` is a trace's writer map of the
+    same shape (``NO_PROGRAM`` / ``SEVERAL`` where not one program)."""
+    differ, writer = np.asarray(differ, bool), np.asarray(writer)
+    if differ.shape != writer.shape:
+        raise ValueError(f"the writer map is {writer.shape}, the output {differ.shape}")
+    w = writer[differ]
+    pids = np.unique(w[w >= 0]).astype(np.int32)
+    return pids, int(np.count_nonzero(w == SEVERAL)), int(np.count_nonzero(w == NO_PROGRAM))
+
+
+def writer_of(trace: Trace, output: str, shape: tuple[int, ...]) -> np.ndarray | None:
+    """The writer map of the trace's tensor argument that holds output ``output`` (``"out"`` is
+    passed as ``out_ptr``; else the only written tensor of that shape), None when none does or
+    its map is not of ``shape`` (reduced by blocks)."""
+    names = [t.name for t in trace.tensors]
+    found = next((names.index(c) for c in (output, f"{output}_ptr", f"{output}_ptrs") if c in names), None)
+    if found is None:
+        written = [i for i, m in enumerate(trace.maps) if m.writer.shape == tuple(shape) and (m.n_writes > 0).any()]
+        found = written[0] if len(written) == 1 else None
+    if found is None or trace.maps[found].writer.shape != tuple(shape):
+        return None
+    return trace.maps[found].writer
+
+
+@dataclass
+class OutputDiff:
+    """One output tensor, interpreter against GPU."""
+
+    name: str
+    n_elements: int
+    n_differ: int
+    max_abs: float  # the largest difference where both are numbers (0.0: none)
+    programs: np.ndarray  # int32: the programs that wrote a differing element
+    n_several: int = 0  # differing elements written by more than one program
+    n_unwritten: int = 0  # differing elements no program wrote (one run left a NaN there)
+
+    @classmethod
+    def of(cls, name: str, interp: np.ndarray, gpu: np.ndarray, writer: np.ndarray | None, atol: float,
+           rtol: float) -> OutputDiff:
+        differ = differing_elements(gpu, interp, atol, rtol)
+        both = ~(np.isnan(np.asarray(interp, np.float64)) | np.isnan(np.asarray(gpu, np.float64)))
+        gap = np.abs(np.asarray(interp, np.float64) - np.asarray(gpu, np.float64))[both]
+        if writer is not None and writer.shape == differ.shape:
+            pids, several, unwritten = programs_of(differ, writer)
+        else:  # a map reduced by blocks: the elements are not attributed
+            pids, several, unwritten = np.zeros(0, np.int32), 0, 0
+        return cls(name, int(differ.size), int(np.count_nonzero(differ)), float(gap.max()) if gap.size else 0.0,
+                   pids, several, unwritten)
+
+
+@dataclass
+class BackendComparison(GpuTraceResult):
+    """The answer to "interpreter vs GPU": ``trace`` is the GPU trace of the launch (its writer
+    maps attribute the elements), ``outputs`` one ``OutputDiff`` per output tensor."""
+
+    outputs: list[OutputDiff] = field(default_factory=list)
+    atol: float = 0.0
+    rtol: float = 0.0
+
+    @property
+    def programs(self) -> np.ndarray:
+        """int32, sorted: every program that wrote a differing element of any output."""
+        if not self.outputs:
+            return np.zeros(0, np.int32)
+        return np.unique(np.concatenate([o.programs for o in self.outputs])).astype(np.int32)
+
+    @property
+    def n_differ(self) -> int:
+        return sum(o.n_differ for o in self.outputs)

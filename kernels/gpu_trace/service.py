@@ -19,6 +19,7 @@ statistic covers every program. Maps larger than ``max_elements`` are reduced by
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..backends import Backend, gpu_status
+from ..data.coarse import CoarseTrace
 from ..data.errors import BackendUnavailable, ResourceError, to_error_info
 from ..data.gpu_trace import MAX_MAP_ELEMENTS, GpuTraceInfo, GpuTraceResult, Timeline
 from ..data.maps import waves
@@ -419,13 +421,65 @@ def gpu_trace(request: TraceRequest, *, timeline_only: bool = False, max_element
                 window = Window.parse(request.window)
             except ValueError as e:
                 raise ValidationError(str(e), "window") from None
+        timeline_only = timeline_only or not getattr(request, "maps", True)
         got = gpu_trace_spec(spec, request.values, seed=request.seed, timeline_only=timeline_only,
                              max_elements=max_elements, device=device, events_window=window,
                              n_sms=request.n_sms, programs_per_sm=request.programs_per_sm, progress=progress)
-        return GpuTraceResult(request, got.trace, got.timeline, got.info)
+        timeline = got.timeline
+        if getattr(request, "timeline", False) and not timeline_only:
+            timeline = _light_timeline(spec, request, got.info, device) or timeline
+        trace = _reduced_as_cells(got.trace, got.info) if got.trace is not None else None
+        return GpuTraceResult(request, trace, timeline, got.info)
     except ValueError as e:
         if isinstance(e, ValidationError):
             return GpuTraceResult(request, error=to_error_info(e))
         return GpuTraceResult(request, error=ErrorInfo(kind="validation", message=str(e)))
     except Exception as e:  # noqa: BLE001 - every failure is reported, the worker keeps serving
         return GpuTraceResult(request, error=to_error_info(e, "tracing"))
+
+
+def _light_timeline(spec: Any, request: TraceRequest, info: GpuTraceInfo, device: str | None) -> Timeline | None:
+    """The schedule of the kernel's light timeline build (the maps build's is slowed by its
+    recording and fits fewer programs on an SM); None under the interpreter (no clocks there)."""
+    if (device or "cuda") == "cpu":
+        info.notes.append("no schedule: the interpreter has no SMs or clocks")
+        return None
+    light = gpu_trace_spec(spec, request.values, seed=request.seed, timeline_only=True)
+    info.notes.append("the timeline is of the light timeline build; the maps of the recording build")
+    return light.timeline
+
+
+def _reduced_as_cells(trace: Trace, info: GpuTraceInfo) -> Trace:
+    """``trace`` itself when no map was reduced; else the same launch as a ``CoarseTrace``
+    (kernels.data.coarse): each tensor described by its map, a cell per map element, with the
+    tensor's real shape and the cell's size kept, so the window titles the real shape and says
+    how many elements a cell holds. Per-access events (full-resolution element indices) are
+    dropped then, with a note. A tensor of more than two dimensions is described as its map
+    alone (its cells are not rows × columns of the tensor)."""
+    cells, full, tensors, reduced = [], [], [], False
+    strides = list(info.map_strides) + [()] * max(0, len(trace.tensors) - len(info.map_strides))
+    for t, m, k in zip(trace.tensors, trace.maps, strides[:len(trace.tensors)], strict=True):
+        shape = tuple(int(n) for n in m.writer.shape)
+        if shape == tuple(t.shape):
+            cells.append((1, 1))
+            full.append(t)
+            tensors.append(t)
+            continue
+        reduced = True
+        drawn = TensorInfo(t.name, shape, tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape))),
+                           t.dtype, 0, t.element_size)
+        tensors.append(drawn)
+        k = tuple(int(x) for x in k)
+        if len(shape) <= 2 and len(k) == len(shape):
+            cells.append((k[0], k[1]) if len(k) == 2 else (1, k[0]))
+            full.append(t)
+        else:
+            cells.append((1, 1))
+            full.append(drawn)
+    if not reduced:
+        return trace
+    if len(trace.events):
+        info.notes.append("per-access events dropped: some maps are reduced by blocks")
+    base = {f.name: getattr(trace, f.name) for f in dataclasses.fields(Trace)}
+    base.update(tensors=tensors, events=_no_events())
+    return CoarseTrace(**base, cells=cells, full_tensors=full, lanes_active=np.zeros(0, np.int32), full_lanes=0)

@@ -8,8 +8,8 @@ recorder. The tensors' storages are moved to shared memory first, so the childre
 atomics: the interpreter's atomics are CPU atomics, valid across processes on shared pages) land
 where the parent sees them.
 
-A child sends frames on its own pipe: ``P`` (programs done so far), then ``R`` (its recording) or
-``E`` (an error message); it ends with ``os._exit`` so nothing of the parent (atexit handlers,
+A child sends frames on its own pipe: ``P`` (programs done and lanes recorded so far), then ``R``
+(its recording) or ``E`` (an error message); it ends with ``os._exit`` so nothing of the parent (atexit handlers,
 buffered output, the worker's frame pipe) is run or written twice. The parent polls
 ``cancel()`` while it waits and kills the children when it returns true.
 
@@ -34,6 +34,7 @@ import numpy as np
 __all__ = ["available", "auto_workers", "run_forked", "share", "ChildFailed"]
 
 _HEADER = struct.Struct(">cQ")
+_TICK = struct.Struct(">QQ")  # programs done, lanes recorded
 _MIN_PROGRAMS_PER_WORKER = 32
 
 
@@ -70,12 +71,13 @@ def _send(fd: int, kind: bytes, payload: bytes) -> None:
         view = view[n:]
 
 
-def run_forked(parts: list[np.ndarray], child_main: Callable[[np.ndarray, Callable[[int], None]], Any],
-               on_progress: Callable[[int], None] | None = None,
+def run_forked(parts: list[np.ndarray], child_main: Callable[[np.ndarray, Callable[..., None]], Any],
+               on_progress: Callable[[int, int], None] | None = None,
                cancel: Callable[[], bool] | None = None,
                describe_error: Callable[[BaseException], tuple[str, str]] | None = None) -> list[Any]:
-    """Fork one child per entry of ``parts``; child k runs ``child_main(parts[k], tick)`` (``tick(n)``
-    reports n programs done) and its return value comes back pickled. Returns the values in
+    """Fork one child per entry of ``parts``; child k runs ``child_main(parts[k], tick)`` (``tick(n,
+    lanes)`` reports n programs done and ``lanes`` element accesses recorded; ``on_progress`` gets
+    the sums over the children) and its return value comes back pickled. Returns the values in
     order. Raises ``ChildFailed`` with the first error (the other children are killed), or with
     ``message == "cancelled"`` when ``cancel()`` returned true. Warnings and log records of the
     children are dropped."""
@@ -99,11 +101,11 @@ def run_forked(parts: list[np.ndarray], child_main: Callable[[np.ndarray, Callab
                     warnings.simplefilter("ignore")
                     last = [0.0]
 
-                    def tick(done: int) -> None:
+                    def tick(done: int, lanes: int = 0) -> None:
                         now = time.monotonic()
                         if now - last[0] >= 0.05:
                             last[0] = now
-                            _send(w, b"P", struct.pack(">Q", done))
+                            _send(w, b"P", _TICK.pack(done, lanes))
 
                     value = child_main(part, tick)
                     _send(w, b"R", pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
@@ -139,11 +141,12 @@ def _reap(pid: int) -> None:
         pass
 
 
-def _collect(children: list[tuple[int, int]], on_progress: Callable[[int], None] | None,
+def _collect(children: list[tuple[int, int]], on_progress: Callable[[int, int], None] | None,
              cancel: Callable[[], bool] | None) -> list[Any]:
     bufs = {r: bytearray() for _, r in children}
     index = {r: k for k, (_, r) in enumerate(children)}
     done = [0] * len(children)
+    lanes = [0] * len(children)
     results: list[Any] = [None] * len(children)
     finished = [False] * len(children)
     open_fds = set(bufs)
@@ -170,9 +173,9 @@ def _collect(children: list[tuple[int, int]], on_progress: Callable[[int], None]
                 payload = bytes(buf[_HEADER.size:_HEADER.size + size])
                 del buf[:_HEADER.size + size]
                 if kind == b"P":
-                    done[k] = struct.unpack(">Q", payload)[0]
+                    done[k], lanes[k] = _TICK.unpack(payload)
                     if on_progress is not None:
-                        on_progress(sum(done))
+                        on_progress(sum(done), sum(lanes))
                 elif kind == b"R":
                     results[k] = pickle.loads(payload)
                     finished[k] = True

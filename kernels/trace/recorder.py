@@ -34,12 +34,18 @@ from . import parallel
 from .lanes import finish
 from .loops import LOOPS_NAME, LoopInstrumenter, LoopState
 
-__all__ = ["Recorder", "trace_launch", "ProgressFn", "CancelFn"]
+__all__ = ["Recorder", "trace_launch", "tracing_stage", "ProgressFn", "CancelFn"]
 
 ProgressFn = Callable[[Progress], Any]
 CancelFn = Callable[[], bool]
 
 _PROGRESS_EVERY_S = 0.1  # progress at a modest rate: the worker throttles further
+
+
+def tracing_stage(lanes: int) -> str:
+    """The progress stage while recording: ``Progress.text()`` reads "tracing 3,145,728 element
+    accesses in 1,024/4,096 programs" (just "tracing" before the first access)."""
+    return f"tracing {lanes:,} element accesses in" if lanes else "tracing"
 
 
 class Recorder(Observer):
@@ -79,6 +85,7 @@ class Recorder(Observer):
         self.addrs: list[np.ndarray] = []  # per event: uint64 addresses of unmasked in-storage lanes
         self.oob_ev: list[int] = []
         self.oob_addrs: list[np.ndarray] = []
+        self.n_lanes = 0  # active lanes recorded so far (the progress counts them)
 
     # -- before the programs run ---------------------------------------------------------------------
     def on_bind(self, fn: Any, bound: dict[str, Any], grid3: Any) -> None:
@@ -139,6 +146,7 @@ class Recorder(Observer):
         self.ev_masked.append(n_masked)
         self.ev_hint.append(int(p.flat[0]) if p.size else 0)
         self.addrs.append(act)
+        self.n_lanes += act.size
         return off
 
     def export(self, n_loops: int) -> dict[str, np.ndarray]:
@@ -169,11 +177,11 @@ class Recorder(Observer):
         progress, cancel = self.progress, self.cancel
         last = [time.perf_counter()]
 
-        def report(done: int) -> None:
+        def report(done: int, lanes: int) -> None:
             now = time.perf_counter()
             if progress is not None and now - last[0] >= _PROGRESS_EVERY_S:
                 last[0] = now
-                progress(Progress("tracing", done / max(1, total), done, total, "programs"))
+                progress(Progress(tracing_stage(lanes), done / max(1, total), done, total, "programs"))
 
         if progress is not None:
             progress(Progress("tracing", 0.0, 0, total, "programs"))
@@ -187,7 +195,7 @@ class Recorder(Observer):
                 self.loops.reset()
                 done[0] += 1
                 if (done[0] & 7) == 0:
-                    report(done[0])
+                    report(done[0], self.n_lanes)
 
             programs(pids, before_program)
             self.parts = [self.export(n_loops)]
@@ -196,10 +204,10 @@ class Recorder(Observer):
         return True
 
     def _run_forked(self, launch: LaunchInfo, programs: Programs,
-                    report: Callable[[int], None]) -> list[dict[str, np.ndarray]]:
+                    report: Callable[[int, int], None]) -> list[dict[str, np.ndarray]]:
         n_loops = self.loops.n
 
-        def child(part: np.ndarray, tick: Callable[[int], None]) -> dict[str, np.ndarray]:
+        def child(part: np.ndarray, tick: Callable[[int, int], None]) -> dict[str, np.ndarray]:
             done = [0]
 
             def before_program(pid: int) -> None:
@@ -207,7 +215,7 @@ class Recorder(Observer):
                 self.loops.reset()
                 done[0] += 1
                 if (done[0] & 7) == 0:
-                    tick(done[0])
+                    tick(done[0], self.n_lanes)
 
             programs(part, before_program)
             return self.export(n_loops)
@@ -231,8 +239,9 @@ class Recorder(Observer):
         from ..spec import jit_source
 
         t1 = time.perf_counter()
+        lanes = sum(int(part["addr"].shape[0]) for part in self.parts)
         if self.progress is not None:
-            self.progress(Progress("deriving maps", 1.0))
+            self.progress(Progress(f"deriving maps of {lanes:,} element accesses", 1.0))
         done = finish(self.parts, launch.tensors)
         tensors = [a.info for a in launch.tensors]
         maps, stats = derive(tensors, done.events, self.pids)
@@ -280,8 +289,8 @@ def trace_launch(launch: Callable[[Any], Any], *, kernel: str = "", values: dict
     - ``n_sms`` / ``programs_per_sm``: the wave model (``Trace.wave``); H200: 132 SMs;
     - ``launch_index``: which launch of the launcher to record (earlier ones run unrecorded,
       later ones are skipped);
-    - ``progress(Progress)``: "tracing" with programs done of total, at most ~10 times a second,
-      then "deriving maps"; ``cancel()``: polled between programs, true -> TraceCancelled;
+    - ``progress(Progress)``: "tracing" with programs done of total and the element accesses
+      recorded so far (``tracing_stage``), at most ~10 times a second, then "deriving maps"; ``cancel()``: polled between programs, true -> TraceCancelled;
     - ``workers``: processes recording parts of the grid (Linux, fork); None = as many as the
       CPUs allow for this grid, 1 = in this process. Tensor storages move to shared memory;
     - ``check_overflow``: a debug run: int32 overflow and ``tl.device_assert`` raise (off, as in

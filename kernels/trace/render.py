@@ -12,6 +12,13 @@ Colours (the legend at the bottom repeats them):
   with a red frame: that program had out-of-bounds lanes (listed under the legend).
 
 ``wave=w`` dims everything except the programs of wave ``w`` and the elements they touch.
+``step=k`` draws iteration ``k`` (0-based, as the window's loop slider counts) of the kernel's
+first loop only: the maps are made from the accesses of that iteration (matmul: the A and B tiles
+of K step ``k``; the store after the loop is not in it), and the title says which step it is.
+Program ids are written on the grid cells, and on each tile a single program wrote (or alone
+read), wherever the number fits. Text lines wrap to the image's width. The image's
+``info["text_lines"]`` lists every line drawn as (x, y, text), ``info["pid_labels"]`` every
+program id as (pid, x, y) of its centre.
 1-D tensors are folded into rows (a power-of-two width near the square root of their size);
 tensors of more than two dimensions are drawn as (product of leading dims) x last dim.
 No Qt, no matplotlib, no torch.
@@ -19,15 +26,17 @@ No Qt, no matplotlib, no torch.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
 import numpy as np
 
-from ..data.maps import footprint, programs_in_wave
-from ..data.trace import NO_PROGRAM, SEVERAL, Trace
+from ..data.maps import derive, event_lane_mask, footprint, programs_in_wave
+from ..data.trace import NO_PROGRAM, SEVERAL, AccessTable, Trace
 
-__all__ = ["PALETTE", "GREY", "RED", "render", "render_png", "tensor_rgb", "grid_rgb", "fold_shape"]
+__all__ = ["PALETTE", "GREY", "RED", "render", "render_png", "tensor_rgb", "grid_rgb", "fold_shape", "loop_steps",
+           "step_trace", "tensor_owner"]
 
 # Tableau-20: distinguishable neighbours, so adjacent programs never share a colour
 PALETTE = np.array([
@@ -92,21 +101,88 @@ def tensor_rgb(trace: Trace, t: int, focus: np.ndarray | None = None) -> tuple[n
     return rgb.reshape(rows, cols, 3), bad.reshape(rows, cols)
 
 
+def _fit_factor(rows: int, cols: int, max_side: int, max_scale: int = 16) -> tuple[int, int]:
+    """(upscale s, downsample k) of ``_fit``: one of them is 1."""
+    big = max(rows, cols)
+    if big <= max_side:
+        return max(1, min(max_scale, max_side // big)), 1
+    return 1, -(-big // max_side)
+
+
+def _scaled(a: np.ndarray, max_side: int) -> np.ndarray:
+    """``a`` [rows, cols, ...] at the size ``_fit`` draws it (whole-pixel repeat, or every k-th)."""
+    s, k = _fit_factor(a.shape[0], a.shape[1], max_side)
+    return np.repeat(np.repeat(a, s, axis=0), s, axis=1) if k == 1 else a[::k, ::k]
+
+
 def _fit(rgb: np.ndarray, bad: np.ndarray, max_side: int, max_scale: int = 16) -> np.ndarray:
     """Scale an image to at most ``max_side`` pixels: whole-pixel upscaling, or block
     downsampling where a block with any conflict stays red (never hidden by the sampling)."""
     rows, cols = rgb.shape[:2]
-    big = max(rows, cols)
-    if big <= max_side:
-        s = max(1, min(max_scale, max_side // big))
+    s, k = _fit_factor(rows, cols, max_side, max_scale)
+    if k == 1:
         return np.repeat(np.repeat(rgb, s, axis=0), s, axis=1)
-    k = -(-big // max_side)
     out = rgb[::k, ::k].copy()
     pr, pc = -(-rows // k) * k - rows, -(-cols // k) * k - cols
     b = np.pad(bad, ((0, pr), (0, pc)))
     blocks = b.reshape(b.shape[0] // k, k, b.shape[1] // k, k).any(axis=(1, 3))
     out[blocks[: out.shape[0], : out.shape[1]]] = RED
     return out
+
+
+def tensor_owner(trace: Trace, t: int) -> np.ndarray:
+    """int32 [rows, cols] (folded as drawn): the one program that wrote each element, else the one
+    that alone read it, else -1 (several, nobody, padding)."""
+    m = trace.maps[t]
+    writer, reader = m.writer.ravel(), m.reader.ravel()
+    owner = np.where(writer >= 0, writer, np.where((writer == NO_PROGRAM) & (reader >= 0), reader, -1))
+    rows, cols = fold_shape(trace.tensors[t].shape)
+    out = np.full(rows * cols, -1, np.int32)
+    out[: owner.size] = owner
+    return out.reshape(rows, cols)
+
+
+# ---------------------------------------------------------------------------------------------
+# one step of a loop
+
+
+def loop_steps(trace: Trace, loop: int = 0) -> int:
+    """How many iterations of loop ``loop`` the trace saw (0: no such loop)."""
+    it = trace.events.iters
+    if it.ndim != 2 or loop >= it.shape[1] or not len(it):
+        return 0
+    return int(it[:, loop].max()) + 1
+
+
+def _loop_where(trace: Trace, loop: int) -> str:
+    line = trace.loop_lines[loop] if loop < len(trace.loop_lines) else -1
+    if line < 0:
+        return f"loop {loop}"
+    src = trace.source.splitlines()
+    i = line - trace.source_first_line
+    text = src[i].split("#")[0].strip() if 0 <= i < len(src) else ""
+    return f"the loop at line {line}" + (f" ({text})" if text else "")
+
+
+def step_trace(trace: Trace, step: int, loop: int = 0) -> Trace:
+    """``trace`` as iteration ``step`` of loop ``loop`` alone made it: the events of that
+    iteration, and the maps and program statistics derived from them. Raises ValueError (one
+    line, saying the steps there are) when the trace has no such loop or step."""
+    n = loop_steps(trace, loop)
+    if n == 0:
+        raise ValueError(f"step {step}: {trace.kernel} has no loop to step through (no access was made in a loop)")
+    if not 0 <= step < n:
+        raise ValueError(f"step {step} is out of range: {_loop_where(trace, loop)} ran steps 0..{n - 1}")
+    ev = trace.events
+    rows = ev.iters[:, loop] == step
+    n_active = ev.n_active[rows]
+    sub = AccessTable(
+        program=ev.program[rows], op=ev.op[rows], tensor=ev.tensor[rows], line=ev.line[rows], iters=ev.iters[rows],
+        n_active=n_active, n_masked=ev.n_masked[rows], n_oob=ev.n_oob[rows],
+        lane_start=np.cumsum(n_active, dtype=np.int64) - n_active,
+        elements=ev.elements[event_lane_mask(ev, rows)])
+    maps, stats = derive(trace.tensors, sub, trace.programs)
+    return dataclasses.replace(trace, events=sub, maps=maps, stats=stats)
 
 
 def _grid_layout(trace: Trace) -> tuple[int, int]:
@@ -158,12 +234,145 @@ def grid_rgb(trace: Trace, cell: int, wave: int | None = None) -> np.ndarray:
     return img
 
 
-def render(trace: Trace, wave: int | None = None, max_side: int = 480) -> Any:
-    """A PIL image of the trace (see the module doc for the colours)."""
+# ---------------------------------------------------------------------------------------------
+# text: wrapped lines and program ids
+
+
+def _wrap(text: str, font: Any, width: float, indent: str = "    ") -> list[str]:
+    """``text`` in lines of at most ``width`` pixels: broken at spaces, the next lines indented;
+    a word wider than a line is cut."""
+    if font.getlength(text) <= width:
+        return [text]
+    lines, cur = [], ""
+    for word in text.split(" "):
+        cand = f"{cur} {word}" if cur else word
+        if cur.strip() and font.getlength(cand) > width:
+            lines.append(cur)
+            cand = indent + word
+        cur = cand
+    lines.append(cur)
+    out = []
+    for ln in lines:
+        while font.getlength(ln) > width and len(ln) > len(indent) + 1:
+            lo, hi = len(indent) + 1, len(ln) - 1  # the longest head that fits: at least one character
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if font.getlength(ln[:mid]) <= width else (lo, mid - 1)
+            out.append(ln[:lo])
+            ln = indent + ln[lo:]
+        out.append(ln)
+    return out
+
+
+def _ink_for(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
+    """Black on light colours, white on dark ones."""
+    return INK if 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] > 140 else (255, 255, 255)
+
+
+def _grid_labels(n_programs: int, cols: int, cell: int, font: Any) -> list[tuple[int, float, float]]:
+    """(pid, x, y) of the centre of every grid cell whose number fits in it."""
+    if cell < 12:
+        return []
+    out = []
+    for pid in range(n_programs):
+        if font.getlength(str(pid)) + 3 > cell:  # later ids only get longer
+            break
+        r, c = divmod(pid, cols)
+        out.append((pid, c * cell + cell / 2, r * cell + cell / 2))
+    return out
+
+
+def _tile_labels(owner: np.ndarray, font: Any, text_h: int = 10) -> list[tuple[int, float, float]]:
+    """(pid, x, y) of the centre of each program's tile in ``owner`` (as drawn) when the tile is
+    a box it fills (nine tenths at least) and its number fits in it."""
+    h, w = owner.shape
+    flat = owner.ravel()
+    at = np.flatnonzero(flat >= 0)
+    if not at.size:
+        return []
+    pids, inv = np.unique(flat[at], return_inverse=True)
+    ys, xs = np.divmod(at, w)
+    n = pids.size
+    y0, x0 = np.full(n, h), np.full(n, w)
+    y1, x1 = np.full(n, -1), np.full(n, -1)
+    np.minimum.at(y0, inv, ys)
+    np.minimum.at(x0, inv, xs)
+    np.maximum.at(y1, inv, ys)
+    np.maximum.at(x1, inv, xs)
+    bw, bh = x1 - x0 + 1, y1 - y0 + 1
+    filled = np.bincount(inv, minlength=n) >= 0.9 * bw * bh
+    out = []
+    for i in np.flatnonzero(filled & (bh >= text_h + 4) & (bw >= 10)).tolist():
+        pid = int(pids[i])
+        if font.getlength(str(pid)) + 4 <= bw[i]:
+            out.append((pid, (x0[i] + x1[i] + 1) / 2, (y0[i] + y1[i] + 1) / 2))
+    return out
+
+
+def _draw_labels(draw: Any, img: np.ndarray, labels: list[tuple[int, float, float]], origin: tuple[int, int],
+                 font: Any, drawn: list[tuple[int, float, float]]) -> None:
+    ox, oy = origin
+    for pid, x, y in labels:
+        under = img[min(int(y), img.shape[0] - 1), min(int(x), img.shape[1] - 1)]
+        draw.text((ox + x, oy + y), str(pid), fill=_ink_for(tuple(int(v) for v in under)), font=font, anchor="mm")
+        drawn.append((pid, ox + x, oy + y))
+
+
+# ---------------------------------------------------------------------------------------------
+# the picture
+
+
+def _title(trace: Trace, wave: int | None, step: int | None, loop: int) -> list[str]:
+    gx, gy, gz = trace.grid
+    title = [f"{trace.kernel}: grid {gx}x{gy}x{gz} = {trace.n_programs} programs, {trace.programs.size} traced"
+             + (f" ({trace.window})" if trace.window else ""),
+             "values: " + " ".join(f"{k}={v}" for k, v in trace.values.items())]
+    if step is not None:
+        title.append(f"step {step} (steps 0..{loop_steps(trace, loop) - 1}) of {_loop_where(trace, loop)}: only the "
+                     "accesses of that iteration (those before or after the loop are left out)")
+    if wave is not None:
+        title.append(f"highlight: wave {wave} ({trace.n_sms} SMs x {trace.programs_per_sm}/SM)")
+    return title
+
+
+def _grid_caption(trace: Trace, rows: int, cols: int) -> str:
+    _, gy, gz = trace.grid
+    if gy * gz > 1:
+        return "programs: x across, y down" + (" (z blocks stacked)" if gz > 1 else "")
+    if rows > 1:
+        return f"programs: pid left to right, {cols} per row"
+    return "programs: pid left to right"
+
+
+def _tile_caption(trace: Trace, t: int) -> str:
+    info, m = trace.tensors[t], trace.maps[t]
+    shape = "x".join(str(s) for s in info.shape) or "scalar"
+    r, c = fold_shape(info.shape)
+    folded = f" drawn as {r}x{c}" if len(info.shape) != 2 else ""
+    return (f"{info.name} [{shape} {info.dtype}]{folded}: {int(np.count_nonzero(m.n_writes))} written, "
+            f"{int(np.count_nonzero(m.n_reads))} read, {int(np.count_nonzero(m.multiply_written))} multiply written")
+
+
+_LEGEND = (
+    ("palette", "colour of a program: its grid cell and the elements it wrote (cycles every 20); "
+                "the number on a cell or tile is its program id"),
+    ("light", "lighter: read by that one program only"),
+    ("blue", "read by several programs (darker = more readers)"),
+    ("grey", "untouched / programs not traced; grey bar in a cell = masked lanes"),
+    ("red", "written by several programs; red frame = program with out-of-bounds lanes"),
+)
+
+
+def render(trace: Trace, wave: int | None = None, max_side: int = 480, step: int | None = None,
+           loop: int = 0) -> Any:
+    """A PIL image of the trace (see the module doc for the colours, ``step`` and the text)."""
     from PIL import Image, ImageDraw, ImageFont
 
     font = ImageFont.load_default()
-    line_h = 14
+    line_h, pad = 14, 10
+    stepped = trace if step is None else step_trace(trace, step, loop)  # a step it has not: ValueError first
+    title = _title(trace, wave, step, loop)
+    trace = stepped
     rows, cols = _grid_layout(trace)
     cell = int(max(2, min(24, max_side // max(rows, cols))))
     grid_img = grid_rgb(trace, cell, wave)
@@ -171,82 +380,68 @@ def render(trace: Trace, wave: int | None = None, max_side: int = 480) -> Any:
     if wave is not None:
         focus = [f.read | f.written for f in footprint(trace, programs_in_wave(trace, wave))]
     tiles = []
-    for t, info in enumerate(trace.tensors):
+    for t in range(len(trace.tensors)):
         rgb, bad = tensor_rgb(trace, t, None if focus is None else focus[t])
-        tiles.append((info, _fit(rgb, bad, max_side)))
-
-    gx, gy, gz = trace.grid
-    title = [f"{trace.kernel}: grid {gx}x{gy}x{gz} = {trace.n_programs} programs, {trace.programs.size} traced"
-             + (f" ({trace.window})" if trace.window else ""),
-             "values: " + " ".join(f"{k}={v}" for k, v in trace.values.items())[:150]]
-    if wave is not None:
-        title.append(f"highlight: wave {wave} ({trace.n_sms} SMs x {trace.programs_per_sm}/SM)")
-    legend = [
-        ("palette", "colour of a program: its grid cell and the elements it wrote (cycles every 20)"),
-        ("light", "lighter: read by that one program only"),
-        ("blue", "read by several programs (darker = more readers)"),
-        ("grey", "untouched / programs not traced; grey bar in a cell = masked lanes"),
-        ("red", "written by several programs; red frame = program with out-of-bounds lanes"),
-    ]
+        img = np.ascontiguousarray(_fit(rgb, bad, max_side))
+        tiles.append((_tile_caption(trace, t), img, _tile_labels(_scaled(tensor_owner(trace, t), max_side), font)))
     oob_lines = [f"OOB: program {r.program} {r.op} line {r.line}: {r.count} lane(s) {r.kind}"
                  + (f" near {r.nearest_tensor}" if r.nearest_tensor else "") for r in trace.oob[:6]]
     if len(trace.oob) > 6:
         oob_lines.append(f"... {len(trace.oob) - 6} more OOB record(s)")
 
-    pad = 10
-    width = max([grid_img.shape[1]] + [img.shape[1] for _, img in tiles] + [640]) + 2 * pad
-    height = pad + line_h * len(title) + pad
-    height += line_h + grid_img.shape[0] + pad
-    for _, img in tiles:
-        height += line_h + img.shape[0] + pad
-    height += line_h * (len(legend) + len(oob_lines)) + 2 * pad
+    width = max([grid_img.shape[1]] + [img.shape[1] for _, img, _ in tiles] + [640]) + 2 * pad
+    text_w = width - 2 * pad
+
+    def wrap(lines: list[str], indent: int = 0) -> list[str]:
+        return [w for ln in lines for w in _wrap(ln, font, text_w - indent)]
+
+    title = wrap(title)
+    grid_caption = wrap([_grid_caption(trace, rows, cols)])
+    tiles = [(wrap([cap]), img, labels) for cap, img, labels in tiles]
+    legend = [(key, wrap([text], 20)) for key, text in _LEGEND]
+    oob_lines = wrap(oob_lines)
+    height = pad + line_h * len(title) + pad + line_h * len(grid_caption) + grid_img.shape[0] + pad
+    height += sum(line_h * len(cap) + img.shape[0] + pad for cap, img, _ in tiles)
+    height += line_h * (sum(len(t) for _, t in legend) + len(oob_lines)) + 2 * pad
     canvas = Image.new("RGB", (width, height), BG)
     draw = ImageDraw.Draw(canvas)
-    y = pad
-    for text in title:
-        draw.text((pad, y), text, fill=INK, font=font)
-        y += line_h
-    y += pad
-    if gy * gz > 1:
-        label = "programs: x across, y down" + (" (z blocks stacked)" if gz > 1 else "")
-    elif rows > 1:
-        label = f"programs: pid left to right, {cols} per row"
-    else:
-        label = "programs: pid left to right"
-    draw.text((pad, y), label, fill=INK, font=font)
-    y += line_h
+    drawn: list[tuple[int, int, str]] = []
+
+    def text(x: int, y: int, lines: list[str], fill: tuple[int, int, int] = INK) -> int:
+        for ln in lines:
+            draw.text((x, y), ln, fill=fill, font=font)
+            drawn.append((x, y, ln))
+            y += line_h
+        return y
+
+    y = text(pad, pad, title) + pad
+    y = text(pad, y, grid_caption)
     canvas.paste(Image.fromarray(grid_img), (pad, y))
+    labelled: list[tuple[int, float, float]] = []
+    _draw_labels(draw, grid_img, _grid_labels(trace.n_programs, cols, cell, font), (pad, y), font, labelled)
     y += grid_img.shape[0] + pad
-    for t, (info, img) in enumerate(tiles):
-        m = trace.maps[t]
-        shape = "x".join(str(s) for s in info.shape) or "scalar"
-        r, c = fold_shape(info.shape)
-        folded = f" drawn as {r}x{c}" if len(info.shape) != 2 else ""
-        draw.text((pad, y), f"{info.name} [{shape} {info.dtype}]{folded}: "
-                            f"{int(np.count_nonzero(m.n_writes))} written, {int(np.count_nonzero(m.n_reads))} read, "
-                            f"{int(np.count_nonzero(m.multiply_written))} multiply written", fill=INK, font=font)
-        y += line_h
-        canvas.paste(Image.fromarray(np.ascontiguousarray(img)), (pad, y))
+    for cap, img, labels in tiles:
+        y = text(pad, y, cap)
+        canvas.paste(Image.fromarray(img), (pad, y))
+        _draw_labels(draw, img, labels, (pad, y), font, labelled)
         y += img.shape[0] + pad
     swatch = {"palette": PALETTE[0], "light": _lighten(PALETTE[0], 0.45), "blue": _BLUE_DARK.astype(np.uint8),
               "grey": GREY, "red": RED}
-    for key, text in legend:
-        col = tuple(int(v) for v in swatch[key])
+    for key, lines in legend:
         if key == "palette":
             for i in range(5):
                 draw.rectangle((pad + 3 * i, y + 2, pad + 3 * i + 2, y + 11), fill=tuple(int(v) for v in PALETTE[i]))
         else:
-            draw.rectangle((pad, y + 2, pad + 14, y + 11), fill=col)
-        draw.text((pad + 20, y), text, fill=INK, font=font)
-        y += line_h
-    y += pad
-    for text in oob_lines:
-        draw.text((pad, y), text, fill=tuple(int(v) for v in RED), font=font)
-        y += line_h
+            draw.rectangle((pad, y + 2, pad + 14, y + 11), fill=tuple(int(v) for v in swatch[key]))
+        y = text(pad + 20, y, lines)
+    text(pad, y + pad, oob_lines, fill=tuple(int(v) for v in RED))
+    canvas.info["text_lines"], canvas.info["pid_labels"] = drawn, labelled
     return canvas
 
 
-def render_png(trace: Trace, path: str, wave: int | None = None, max_side: int = 480) -> str:
-    """Write ``render(trace)`` to ``path`` as PNG; returns the path."""
-    render(trace, wave=wave, max_side=max_side).save(path, format="PNG")
+def render_png(trace: Trace, path: str, wave: int | None = None, max_side: int = 480, step: int | None = None,
+               loop: int = 0) -> str:
+    """Write ``render(trace)`` to ``path`` as PNG; returns the path. Raises ValueError for a
+    ``step`` the trace does not have (before writing anything)."""
+    render(trace, wave=wave, max_side=max_side, step=step, loop=loop).save(path, format="PNG")
     return path

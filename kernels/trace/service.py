@@ -6,16 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..backends import Backend
+from ..data.coarse import coarsen
 from ..data.errors import to_error_info
 from ..data.params import ValidationError
-from ..data.results import ErrorInfo
+from ..data.results import ErrorInfo, Progress
 from ..data.trace import Trace, TraceRequest, TraceResult, Window
 from ..lookup import get_spec
 from ..memory import check_trace_size
 from ..prepare import prepare
 from .recorder import CancelFn, ProgressFn, trace_launch
 
-__all__ = ["trace", "trace_spec"]
+__all__ = ["trace", "trace_spec", "for_window"]
 
 _CPU = Backend("interpreter", "cpu", "CPU (Triton interpreter)")
 
@@ -56,3 +57,22 @@ def trace(request: TraceRequest, progress: ProgressFn | None = None, cancel: Can
                                                             field="window" if "window" in str(e) else None))
     except Exception as e:  # noqa: BLE001 - every failure is reported, the worker keeps serving
         return TraceResult(request=request, error=to_error_info(e, "tracing"))
+
+
+def for_window(result: Any, max_cells: int | None, progress: ProgressFn | None = None) -> Any:
+    """A trace answer (``TraceResult``, or any result with a ``trace``) as the window gets it:
+    a tensor of more than ``max_cells`` elements reduced to that many cells
+    (``kernels.data.coarse``), so the worker never ships more than a window can draw (300 MB of
+    arrays for vector add at N = 2^22, 19 MB reduced). None: as it is. Never raises: a reduction
+    that fails leaves the full trace."""
+    tr = getattr(result, "trace", None)
+    if not max_cells or not isinstance(tr, Trace) or not tr.tensors or max(t.numel for t in tr.tensors) <= max_cells:
+        return result
+    if progress is not None:
+        progress(Progress(f"reducing {int(tr.events.elements.shape[0]):,} element accesses to what the window "
+                          "draws", 1.0))
+    try:
+        result.trace = coarsen(tr, max_cells)
+    except Exception:  # noqa: BLE001 - the full trace still draws, only slower
+        pass
+    return result

@@ -1,23 +1,29 @@
 """Compile ahead, benchmark one at a time: the GPU side of a sweep.
 
-Configs compile in a pool — threads (Triton's C++ passes and ptxas run without the GIL) or
-spawned processes (each fills Triton's on-disk cache; the sweep's own launch then loads the
-binary) — by ``JITFunction.warmup(..., grid=...)`` on stand-ins of the inputs (meta tensors of
-the same shapes, strides and dtypes: nothing is allocated, nothing runs on the GPU). The sweep
-benchmarks each config as its compile lands. A warm-up that fails for any reason but a compile
-error leaves the compile to the config's first launch, as without a pool.
+Configs compile in a pool on the CPU cores while the GPU benchmarks the ones compiled:
 
-Also here: launch options the spec has no parameter for (``maxnreg``…) passed to the launch, and
-the interleaved re-measurement of the fastest configs.
+- **processes** (``kernels.tune.procpool``): pre-started workers, forked (or forked from a
+  server) so they never import anything per sweep. The parent derives what each launch would
+  hand to ``triton.compile`` (Triton's binder on meta-tensor stand-ins), a worker compiles it
+  into Triton's on-disk cache, and the config's first launch finds the binary there. No GIL is
+  shared with the benchmarking thread. Picked by "auto" when a pool was started ahead
+  (``procpool.prestart``), or asked for.
+- **threads**: ``JITFunction.warmup(..., grid=...)`` on the same stand-ins (Triton's C++ passes
+  and ptxas run without the GIL); the fallback wherever processes cannot be used.
+
+A warm-up that fails for any reason but a compile error leaves the compile to the config's
+first launch, as without a pool.
+
+Also here: launch options the spec has no parameter for (``maxnreg``…) passed to the launch,
+the short per-point benchmark, and the interleaved re-measurement of the fastest configs.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,9 +35,17 @@ from ..data.errors import first_line, to_error_info
 from ..data.results import ErrorInfo, Timing
 from ..prepare import InputCache, prepare
 from ..spec import KernelSpec
+from . import procpool
 
-__all__ = ["CompileOutcome", "CompilePool", "TensorMeta", "compile_config", "metas_of",
-           "pool_kind", "remeasure"]
+__all__ = ["CompileOutcome", "CompilePool", "POINT_BENCH", "REMEASURE_BENCH", "TensorMeta", "bench_point",
+           "compile_config", "launches_of", "metas_of", "pool_kind", "remeasure", "remeasure_samples"]
+
+#: do_bench (warm-up ms, rep ms) for a sweep point's first measurement: ~80 reps of a 0.2 ms
+#: matmul with its L2 flush, enough for a p20-p80 spread; the fastest few are re-measured after
+#: (triton.autotune times each config with 25 + 100 ms)
+POINT_BENCH = (5, 20)
+#: do_bench (warm-up ms, rep ms) of each interleaved re-measurement round
+REMEASURE_BENCH = (2, 10)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -106,34 +120,49 @@ def compile_config(spec: KernelSpec, cfg: Mapping[str, Any], metas: Mapping[str,
     return CompileOutcome(time.perf_counter() - t0, shared=max(shared) if shared else None)
 
 
-def _child_compile(kernel: str, user_file: str | None, cfg: dict, metas: dict, options: dict) -> CompileOutcome:
-    """``compile_config`` in a spawned process: the spec is found again by name."""
-    from ..lookup import get_spec
+class _Recording:
+    def __init__(self, fn: Any, options: Mapping[str, Any], out: list[tuple[Any, tuple, dict]]) -> None:
+        self.fn, self.options, self.out = fn, options, out
 
-    try:
-        spec = get_spec(kernel, user_file)
-    except Exception as e:  # noqa: BLE001 - e.g. a spec registered only in the parent
-        return CompileOutcome(fallback=f"not compiled ahead: a compile process cannot load {kernel!r} ({e})")
-    return compile_config(spec, cfg, metas, options)
+    def __getitem__(self, grid: Any) -> Callable[..., Any]:
+        def launch(*args: Any, **kwargs: Any) -> None:
+            self.out.append((self.fn, args, {**kwargs, **self.options}))
+        return launch
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.fn, name)
+
+
+def launches_of(spec: KernelSpec, cfg: Mapping[str, Any], metas: Mapping[str, Any],
+                options: Mapping[str, Any]) -> list[tuple[Any, tuple, dict]]:
+    """The ``(jit_fn, args, kwargs)`` of each launch the spec makes at ``cfg``, on stand-ins."""
+    out: list[tuple[Any, tuple, dict]] = []
+    tensors = {k: v.stand_in() if isinstance(v, TensorMeta) else v for k, v in metas.items()}
+    spec.run_launch(lambda fn: _Recording(fn, options, out), tensors, dict(cfg))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
 # the pool
 
 
+def _importable(fn: Any) -> bool:
+    module = getattr(getattr(fn, "fn", fn), "__module__", "") or ""
+    return module not in ("", "__main__") and module in __import__("sys").modules
+
+
 def pool_kind(spec: KernelSpec, requested: str, user_file: str | None) -> str:
-    """"threads" or "processes". "auto" is threads: on an H200 with Triton 3.6, 11 matmul configs
-    compiled in 11 threads in 1.5 s, each alone 1.1–1.5 s (the compiler's C++ passes and ptxas
-    run without the GIL), while spawned processes first import torch and triton (seconds).
-    "processes" falls back to threads for a spec a fresh process cannot find by name (one
-    registered only in this process) or when this process's main module cannot be re-imported
-    by a spawned one (a script read from stdin)."""
-    if requested != "processes":
+    """"threads" or "processes". "auto" is processes when a pool was started ahead
+    (``procpool.prestart``: its workers import nothing per sweep), else threads — a pool
+    started for one sweep costs more than it saves. Processes need kernels a worker can import
+    by module and name, and, for a forkserver, a main module it can re-import; else threads."""
+    if requested == "threads" or (requested == "auto" and procpool.running() is None):
         return "threads"
-    catalog = all(getattr(getattr(k, "fn", k), "__module__", "").startswith("kernels.catalog.")
-                  for k in spec.kernels) and getattr(spec.launch, "__module__", "").startswith("kernels.catalog.")
-    findable = (catalog and spec.origin == "catalog") or bool(user_file)
-    return "processes" if findable and _spawn_safe() else "threads"
+    pool = procpool.running()
+    method = pool.method if pool is not None else procpool.default_method()
+    if not all(_importable(k) for k in spec.kernels):
+        return "threads"
+    return "processes" if method == "fork" or _spawn_safe() else "threads"
 
 
 def _spawn_safe() -> bool:
@@ -147,70 +176,146 @@ def _spawn_safe() -> bool:
     return path is None or os.path.isfile(path)
 
 
-_PROCESS_POOLS: dict[int, ProcessPoolExecutor] = {}
+def _current_target() -> Any:
+    import triton
 
-
-def _process_pool(workers: int) -> ProcessPoolExecutor:
-    """Spawned compile processes, kept for the next sweep (they start in seconds: torch, triton)."""
-    pool = _PROCESS_POOLS.get(workers)
-    if pool is None:
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
-        _PROCESS_POOLS[workers] = pool
-    return pool
-
-
-def _drop_process_pool(workers: int) -> None:
-    pool = _PROCESS_POOLS.pop(workers, None)
-    if pool is not None:
-        pool.shutdown(wait=False, cancel_futures=True)
+    return triton.runtime.driver.active.get_current_target()
 
 
 class CompilePool:
-    """Compiles configs ahead: ``submit`` returns a Future, ``outcome`` its CompileOutcome."""
+    """Compiles configs ahead: ``submit`` returns a Future, ``outcome`` its CompileOutcome.
+    ``target``: what processes compile for (default: the GPU's)."""
 
-    def __init__(self, kind: str, workers: int) -> None:
+    def __init__(self, kind: str, workers: int, target: Any = None) -> None:
         self.kind = kind
         self.workers = max(1, workers)
+        self.target = target
         self._futures: list[Future] = []
-        self._executor: Executor = (_process_pool(self.workers) if kind == "processes"
-                                    else ThreadPoolExecutor(self.workers, thread_name_prefix="tilescope-compile"))
+        self._threads: ThreadPoolExecutor | None = None
+        self.procs: procpool.ProcessCompiler | None = None
+        self.fallbacks = 0  # configs sent to threads by a process pool
+        if kind == "processes":
+            running = procpool.running()
+            self.procs = running if running is not None and running.workers >= self.workers else \
+                procpool.prestart(self.workers)
+            self.workers = self.procs.workers
+        else:
+            self._threads = ThreadPoolExecutor(self.workers, thread_name_prefix="tilescope-compile")
 
     @staticmethod
     def default_workers(kind: str) -> int:
         n = os.cpu_count() or 1
         return max(1, n - 1) if kind == "processes" else n  # processes: leave a core to the GPU's feeder
 
+    def _thread_submit(self, spec: KernelSpec, cfg: dict, metas: dict, options: dict) -> Future:
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(self.workers, thread_name_prefix="tilescope-compile")
+        return self._threads.submit(compile_config, spec, cfg, metas, options)
+
     def submit(self, spec: KernelSpec, user_file: str | None, cfg: Mapping[str, Any], metas: Mapping[str, Any],
                options: Mapping[str, Any]) -> Future:
+        cfg, metas, options = dict(cfg), dict(metas), dict(options)
         try:
-            if self.kind == "processes":
-                f = self._executor.submit(_child_compile, spec.name, user_file, dict(cfg), dict(metas),
-                                          dict(options))
+            if self.procs is not None:
+                f = self._process_submit(spec, cfg, metas, options)
             else:
-                f = self._executor.submit(compile_config, spec, dict(cfg), dict(metas), dict(options))
+                f = self._thread_submit(spec, cfg, metas, options)
         except Exception as e:  # noqa: BLE001 - a broken pool: the launch compiles
             f = Future()
             f.set_exception(e)
         self._futures.append(f)
         return f
 
+    def _process_submit(self, spec: KernelSpec, cfg: dict, metas: dict, options: dict) -> Future:
+        """One config's launches as jobs for the processes, their outcomes joined in one Future;
+        what the processes cannot do goes to a thread."""
+        assert self.procs is not None
+        t0 = time.perf_counter()
+        try:
+            target = self.target if self.target is not None else _current_target()
+            jobs = procpool.jobs_for_launches(launches_of(spec, cfg, metas, options), target)
+        except Exception as e:  # noqa: BLE001 - e.g. not importable, no driver: a thread tries
+            info = to_error_info(e)
+            if info.kind == "compile" and "arguments do not fit" not in info.message:
+                done: Future = Future()
+                done.set_result(CompileOutcome(time.perf_counter() - t0, error=info))
+                return done
+            self.fallbacks += 1
+            return self._thread_submit(spec, cfg, metas, options)
+        joined: Future = Future()
+        futures = [self.procs.submit(j) for j in jobs]
+
+        def _join(_f: Future) -> None:
+            if not all(f.done() for f in futures) or joined.done():
+                return
+            try:
+                outs = [f.result() for f in futures]
+            except Exception as e:  # noqa: BLE001 - BrokenProcessPool…: a thread tries
+                procpool.shutdown()
+                self.fallbacks += 1
+                _chain(self._thread_submit(spec, cfg, metas, options), joined, f"process pool failed: {e}")
+                return
+            if any(o.unavailable for o in outs):
+                self.fallbacks += 1
+                _chain(self._thread_submit(spec, cfg, metas, options), joined, "")
+                return
+            err = next((o.error for o in outs if o.error is not None), None)
+            shared = [o.shared for o in outs if o.shared is not None]
+            joined.set_result(CompileOutcome(time.perf_counter() - t0, error=err,
+                                             shared=max(shared) if shared else None))
+        for f in futures:
+            f.add_done_callback(_join)
+        return joined
+
     def outcome(self, future: Future) -> CompileOutcome:
-        """A finished future's outcome; a pool that broke leaves the compile to the first launch
-        (and a broken process pool is not kept for the next sweep)."""
+        """A finished future's outcome; a pool that broke leaves the compile to the first launch."""
         try:
             return future.result()
-        except Exception as e:  # noqa: BLE001 - BrokenProcessPool, a pickling error…
-            if self.kind == "processes":
-                _drop_process_pool(self.workers)
+        except Exception as e:  # noqa: BLE001 - a broken pool, a pickling error…
             return CompileOutcome(fallback=f"not compiled ahead: the compile pool failed ({type(e).__name__}: "
                                            f"{first_line(str(e), 160)})")
 
     def close(self) -> None:
-        """Drop the compiles not started (those running finish into Triton's cache)."""
+        """Drop the compiles not started (those running finish into Triton's cache); the
+        process workers stay for the next sweep."""
         for f in self._futures:
             f.cancel()
-        if isinstance(self._executor, ThreadPoolExecutor):
-            self._executor.shutdown(wait=False, cancel_futures=True)
+        if self._threads is not None:
+            self._threads.shutdown(wait=False, cancel_futures=True)
+
+
+def _chain(src: Future, dst: Future, why: str) -> None:
+    def copy(f: Future) -> None:
+        if dst.done():
+            return
+        if f.exception() is not None:
+            dst.set_exception(f.exception())  # type: ignore[arg-type]
+        else:
+            dst.set_result(f.result())
+    src.add_done_callback(copy)
+
+
+# ---------------------------------------------------------------------------------------------
+# the per-point benchmark (GPU)
+
+
+def bench_point(spec: KernelSpec, backend: Any, seed: int, cache: InputCache, values: Mapping[str, Any],
+                options: Mapping[str, Any], with_torch: bool) -> tuple[Timing, Timing | None]:
+    """(the config's timing, torch's on the same inputs or None): do_bench with ``POINT_BENCH``."""
+    p = prepare(spec, dict(values), backend, seed, cache)
+    with backend.activate(spec.kernels, note_grids=False) as K:
+        k = with_options(K, options)
+        timing = _do_bench(lambda: p.launch(k), *POINT_BENCH)
+    torch_timing = bench.gpu_time(lambda: spec.torch_op(p.tensors, p.cfg)) \
+        if with_torch and spec.torch_op is not None else None
+    return timing, torch_timing
+
+
+def _do_bench(fn: Callable[[], Any], warmup: int, rep: int) -> Timing:
+    import triton.testing
+
+    samples = list(triton.testing.do_bench(fn, warmup=warmup, rep=rep, return_mode="all"))
+    return bench.timing_from_samples(samples, f"{bench.GPU_METHOD}; {warmup} ms warm-up, {rep} ms of reps")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,8 +325,18 @@ class CompilePool:
 def remeasure(spec: KernelSpec, backend: Any, seed: int, candidates: Sequence[tuple[dict, dict]],
               rounds: int, base_method: str, cancel: Callable[[], bool] | None = None) -> list[Timing] | None:
     """Time the candidates (``(values, extra launch options)``, all of one data group) again,
-    in ``rounds`` interleaved rounds (each round in a rotated order, so that no config always
-    runs first); each candidate's samples are pooled. None when cancelled."""
+    in ``rounds`` interleaved rounds; each candidate's samples are pooled. None when cancelled."""
+    got = remeasure_samples(spec, backend, seed, candidates, rounds, cancel)
+    if got is None:
+        return None
+    method = f"{base_method}; re-measured: {max(1, rounds)} interleaved rounds of the top {len(candidates)}"
+    return [bench.timing_from_samples(s, method, backend.is_interpreter) for s in got]
+
+
+def remeasure_samples(spec: KernelSpec, backend: Any, seed: int, candidates: Sequence[tuple[dict, dict]],
+                      rounds: int, cancel: Callable[[], bool] | None = None) -> list[list[float]] | None:
+    """The samples (ms) of each candidate from ``rounds`` interleaved rounds (each round in a
+    rotated order, so that no config always runs first). None when cancelled."""
     cache = InputCache()
     samples: list[list[float]] = [[] for _ in candidates]
     try:
@@ -237,8 +352,7 @@ def remeasure(spec: KernelSpec, backend: Any, seed: int, candidates: Sequence[tu
                     samples[i].extend(_time_once(fns[i], backend.is_interpreter))
     finally:
         cache.clear()
-    method = f"{base_method}; re-measured: {max(1, rounds)} interleaved rounds of the top {len(candidates)}"
-    return [bench.timing_from_samples(s, method, backend.is_interpreter) for s in samples]
+    return samples
 
 
 def _time_once(fn: Callable[[], Any], interpreter: bool) -> list[float]:
@@ -248,4 +362,4 @@ def _time_once(fn: Callable[[], Any], interpreter: bool) -> list[float]:
         return [(time.perf_counter() - t0) * 1e3]
     import triton.testing
 
-    return list(triton.testing.do_bench(fn, warmup=10, rep=25, return_mode="all"))
+    return list(triton.testing.do_bench(fn, warmup=REMEASURE_BENCH[0], rep=REMEASURE_BENCH[1], return_mode="all"))

@@ -2,6 +2,38 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>BackendCompare</name>
+    <message>
+        <source>Interpreter vs GPU</source>
+        <extracomment>the marks&apos; colour: apart from the red × of out-of-bounds programs and the wave colours</extracomment>
+        <translation>解释器对比 GPU</translation>
+    </message>
+    <message>
+        <source>Run the launch under the interpreter and on the GPU, compare the outputs and mark the programs whose outputs differ</source>
+        <translation>在解释器和 GPU 上各运行一次这次启动，比较输出，并标出输出不一致的程序</translation>
+    </message>
+    <message>
+        <source>needs a CUDA GPU: {why}</source>
+        <translation>需要 CUDA GPU：{why}</translation>
+    </message>
+    <message>
+        <source>no CUDA device</source>
+        <translation>没有 CUDA 设备</translation>
+    </message>
+    <message>
+        <source>Interpreter and GPU agree on all {n:,} output elements (within {atol:.3g} + {rtol:.3g}×|value|).</source>
+        <translation>解释器与 GPU 在全部 {n:,} 个输出元素上一致（容差 {atol:.3g} + {rtol:.3g}×|值|）。</translation>
+    </message>
+    <message>
+        <source>{n:,} of {total:,} output elements differ between the interpreter and the GPU (largest gap {gap:.3g}); the {p:,} programs that wrote them are marked in the grid.</source>
+        <translation>{total:,} 个输出元素中有 {n:,} 个在解释器与 GPU 之间不一致（最大差 {gap:.3g}）；写入它们的 {p:,} 个程序已在网格中标出。</translation>
+    </message>
+    <message>
+        <source>{k:,} of them were written by several programs or none, and are not marked.</source>
+        <translation>其中 {k:,} 个由多个程序写入或无程序写入，未标出。</translation>
+    </message>
+</context>
+<context>
     <name>CompareDialog</name>
     <message>
         <source>Compare runs</source>
@@ -75,7 +107,7 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     </message>
     <message>
         <source>registers</source>
-        <extracomment>``CompileFacts.occupancy_limiter``&apos;s words, shown translated</extracomment>
+        <extracomment>the architectures the target chooser offers (data-centre Ampere, Ada, Hopper, Blackwell) how long the target chooser waits for the choice to rest before asking for a compile (ms) ``CompileFacts.occupancy_limiter``&apos;s words, shown translated</extracomment>
         <translation>寄存器</translation>
     </message>
     <message>
@@ -167,6 +199,42 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>Triton 未保留这次运行的 IR 文本。</translation>
     </message>
     <message>
+        <source>Compile the kernel, at the parameters shown, for this GPU architecture (on this machine: no GPU needed)</source>
+        <translation>按当前参数为此 GPU 架构编译内核（在本机进行：无需 GPU）</translation>
+    </message>
+    <message>
+        <source>last run</source>
+        <translation>上次运行</translation>
+    </message>
+    <message>
+        <source>Compile</source>
+        <translation>编译</translation>
+    </message>
+    <message>
+        <source>Compile again for the chosen target, with the parameters shown now</source>
+        <translation>按当前显示的参数，为所选目标重新编译</translation>
+    </message>
+    <message>
+        <source>Compile for:</source>
+        <translation>编译目标：</translation>
+    </message>
+    <message>
+        <source>this GPU ({name}): last run</source>
+        <translation>本机 GPU（{name}）：上次运行</translation>
+    </message>
+    <message>
+        <source>Compiling {kernel} for {target}…</source>
+        <translation>正在为 {target} 编译 {kernel}…</translation>
+    </message>
+    <message>
+        <source>Could not compile for {target}: {why}</source>
+        <translation>无法为 {target} 编译：{why}</translation>
+    </message>
+    <message>
+        <source>the parameters changed since: press Compile to update</source>
+        <translation>参数已改变：按“编译”以更新</translation>
+    </message>
+    <message>
         <source>{n} (registers spilled to local memory: slow)</source>
         <translation>{n}（寄存器溢出到本地内存：慢）</translation>
     </message>
@@ -199,7 +267,7 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     <name>Controller</name>
     <message>
         <source>run</source>
-        <extracomment>a trace of more programs than this records a window of programs instead (or offers one): the interpreter records a few thousand programs a second, so a grid of a million takes minutes and makes a map nobody can read whole the window then: the first this many programs request kinds that keep the worker busy (a &quot;ping&quot; or &quot;infos&quot; does not) the request kinds as &quot;{what} cancelled&quot; names them</extracomment>
+        <extracomment>a trace of more programs than this records a window of programs instead (or offers one): the interpreter records a few thousand programs a second, so a grid of a million takes minutes and makes a map nobody can read whole the window then: the first this many programs request kinds that keep the worker busy (a &quot;ping&quot; or &quot;infos&quot; does not) request kinds whose answers a view routes itself (the Compile tab&apos;s targets: app.window.compile_target) the request kinds as &quot;{what} cancelled&quot; names them</extracomment>
         <translation>运行</translation>
     </message>
     <message>
@@ -212,7 +280,7 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     </message>
     <message>
         <source>starting worker…</source>
-        <extracomment>told of sweeps, runs and kernels besides the view (the tuning views: app.window.sweep_tabs)</extracomment>
+        <extracomment>told of sweeps, runs and kernels besides the view (the tuning views: app.window.sweep_tabs) told of every trace answer before it is drawn (the Timeline tab, interpreter vs GPU: app.window.compare)</extracomment>
         <translation>正在启动工作进程…</translation>
     </message>
     <message>
@@ -362,6 +430,10 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     <message>
         <source>traced {what} in {s:.2f} s</source>
         <translation>已追踪{what}，用时 {s:.2f} 秒</translation>
+    </message>
+    <message>
+        <source>traced {what} ({elements:,} elements) in {s:.2f} s (recording {r:.2f} s)</source>
+        <translation>已追踪{what}（{elements:,} 个元素），用时 {s:.2f} 秒（记录 {r:.2f} 秒）</translation>
     </message>
     <message>
         <source>The trace came back but cannot be drawn: {why}</source>
@@ -720,6 +792,10 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>元素 {range}</translation>
     </message>
     <message>
+        <source>1 cell = {n} elements</source>
+        <translation>1 格 = {n} 个元素</translation>
+    </message>
+    <message>
         <source>stored after the loop</source>
         <translation>在循环之后存储</translation>
     </message>
@@ -766,6 +842,10 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     <message>
         <source>(whole program: loaded {loaded:,}   stored {stored:,})</source>
         <translation>（整个程序：加载 {loaded:,}   存储 {stored:,}）</translation>
+    </message>
+    <message>
+        <source>(reads and readers: the most of any of them; writes: the fewest)</source>
+        <translation>（读取次数和读取者：取其中最多者；写入：取最少者）</translation>
     </message>
     <message>
         <source>(flat {flat})</source>
@@ -989,7 +1069,6 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     <name>HistoryView</name>
     <message>
         <source>Time</source>
-        <extracomment>(key, header) of the table&apos;s columns</extracomment>
         <translation>时间</translation>
     </message>
     <message>
@@ -1006,6 +1085,7 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     </message>
     <message>
         <source>Metric</source>
+        <extracomment>(key, header) of the table&apos;s columns: what a run gave first (its time and throughput), then the parameters (those that differ between runs first), and what is the same for most runs last</extracomment>
         <translation>指标</translation>
     </message>
     <message>
@@ -1018,7 +1098,7 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     </message>
     <message>
         <source>gpu</source>
-        <extracomment>words of the table&apos;s cells (the backend&apos;s and the check&apos;s), shown translated</extracomment>
+        <extracomment>the widest the parameters column starts (it elides on the right, where the unchanged ones are) words of the table&apos;s cells (the backend&apos;s and the check&apos;s), shown translated</extracomment>
         <translation>GPU</translation>
     </message>
     <message>
@@ -1147,6 +1227,62 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     <message>
         <source>Load {file} again</source>
         <translation>再次载入 {file}</translation>
+    </message>
+</context>
+<context>
+    <name>Layouts</name>
+    <message>
+        <source>Save layout as…</source>
+        <extracomment>how long the status bar shows what a layout action did (ms)</extracomment>
+        <translation>布局另存为…</translation>
+    </message>
+    <message>
+        <source>Keep this arrangement of the panels under a name</source>
+        <translation>以一个名字保存当前的面板布置</translation>
+    </message>
+    <message>
+        <source>Restore layout</source>
+        <translation>恢复布局</translation>
+    </message>
+    <message>
+        <source>Delete layout</source>
+        <translation>删除布局</translation>
+    </message>
+    <message>
+        <source>Save layout</source>
+        <translation>保存布局</translation>
+    </message>
+    <message>
+        <source>Name of this layout:</source>
+        <translation>布局名称：</translation>
+    </message>
+    <message>
+        <source>A layout needs a name: nothing was saved.</source>
+        <translation>布局需要一个名字：未保存。</translation>
+    </message>
+    <message>
+        <source>Layout “{name}” replaced.</source>
+        <translation>已替换布局“{name}”。</translation>
+    </message>
+    <message>
+        <source>Layout “{name}” saved.</source>
+        <translation>已保存布局“{name}”。</translation>
+    </message>
+    <message>
+        <source>Layout “{name}” could not be restored (damaged): the default layout is shown.</source>
+        <translation>无法恢复布局“{name}”（已损坏）：显示默认布局。</translation>
+    </message>
+    <message>
+        <source>Layout “{name}” restored.</source>
+        <translation>已恢复布局“{name}”。</translation>
+    </message>
+    <message>
+        <source>Layout “{name}” deleted.</source>
+        <translation>已删除布局“{name}”。</translation>
+    </message>
+    <message>
+        <source>(no saved layouts)</source>
+        <translation>（没有已保存的布局）</translation>
     </message>
 </context>
 <context>
@@ -1794,8 +1930,24 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>CSV 表格 (*.csv);;JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <source>Could not save the settings in {path} ({why}); they are kept for this session only.</source>
+        <source>window size</source>
         <extracomment>the window&apos;s size before the user&apos;s geometry is restored (the default dock sizes follow it)</extracomment>
+        <translation>窗口大小</translation>
+    </message>
+    <message>
+        <source>panel layout</source>
+        <translation>面板布局</translation>
+    </message>
+    <message>
+        <source>The saved {what} could not be restored (damaged settings): the default is used.</source>
+        <translation>无法恢复保存的{what}（设置已损坏）：已使用默认值。</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation>和</translation>
+    </message>
+    <message>
+        <source>Could not save the settings in {path} ({why}); they are kept for this session only.</source>
         <translation>无法把设置保存到 {path}（{why}）；这些设置只在本次会话中有效。</translation>
     </message>
     <message>
@@ -1805,6 +1957,18 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
     <message>
         <source>Seconds a run or trace may take before the worker is restarted:</source>
         <translation>一次运行或追踪最多可用的秒数，超时则重启工作进程：</translation>
+    </message>
+    <message>
+        <source>the worker is not ready yet</source>
+        <translation>工作进程尚未就绪</translation>
+    </message>
+    <message>
+        <source>no kernel selected</source>
+        <translation>未选择内核</translation>
+    </message>
+    <message>
+        <source>fix the marked parameter first</source>
+        <translation>请先修正标出的参数</translation>
     </message>
 </context>
 <context>
@@ -2060,6 +2224,7 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
     </message>
     <message>
         <source>starting worker…</source>
+        <extracomment>pixels between the end of a message and the first permanent label the object names of the status bar&apos;s permanent labels (``StatusStrip``)</extracomment>
         <translation>正在启动工作进程…</translation>
     </message>
     <message>
@@ -2536,6 +2701,29 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
     </message>
 </context>
 <context>
+    <name>TimelineTab</name>
+    <message>
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
+    <message>
+        <source>No timeline: this machine has no usable GPU ({why}). The schedule is read on the GPU itself (each program&apos;s SM and clock), so choose the GPU backend on a machine with CUDA and press Trace.</source>
+        <translation>没有时间线：本机没有可用的 GPU（{why}）。调度信息要在 GPU 上读取（每个程序所在的 SM 和时钟），请在有 CUDA 的机器上选择 GPU 后端并按“追踪”。</translation>
+    </message>
+    <message>
+        <source>no CUDA device</source>
+        <translation>没有 CUDA 设备</translation>
+    </message>
+    <message>
+        <source>This trace ran under the interpreter, which has no SMs or clocks: choose the GPU backend and press Trace to see when and where each program ran.</source>
+        <translation>这次追踪在解释器下运行，解释器没有 SM 也没有时钟：选择 GPU 后端并按“追踪”，即可看到每个程序何时在何处运行。</translation>
+    </message>
+    <message>
+        <source>No timeline yet: choose the GPU backend and press Trace (Ctrl+T) to see when and on which SM each program ran.</source>
+        <translation>还没有时间线：选择 GPU 后端并按“追踪”（Ctrl+T），即可看到每个程序何时在哪个 SM 上运行。</translation>
+    </message>
+</context>
+<context>
     <name>TimelineView</name>
     <message>
         <source>SM</source>
@@ -2549,6 +2737,22 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
     <message>
         <source>No GPU timeline yet: trace on the GPU with the timeline on.</source>
         <translation>尚无 GPU 时间线：在 GPU 上打开时间线进行追踪。</translation>
+    </message>
+    <message>
+        <source>the recording build, slowed by its recording</source>
+        <translation>记录版本，因记录而变慢</translation>
+    </message>
+    <message>
+        <source>a light timeline build</source>
+        <translation>轻量时间线版本</translation>
+    </message>
+    <message>
+        <source>{n} programs on {used} of {sms} SMs in {span:.1f} µs ({build})</source>
+        <translation>{n} 个程序运行在 {sms} 个 SM 中的 {used} 个上，用时 {span:.1f} 微秒（{build}）</translation>
+    </message>
+    <message>
+        <source>waves: measured {measured:.2f} (at most {resident} programs at once) · formula {formula:.2f} ({sms} SMs × {per_sm} per SM)</source>
+        <translation>波次：实测 {measured:.2f}（同时最多 {resident} 个程序）· 公式 {formula:.2f}（{sms} 个 SM × 每 SM {per_sm} 个）</translation>
     </message>
     <message>
         <source>program {pid} on SM {sm}: {start:.1f}–{end:.1f} µs</source>
@@ -2588,6 +2792,10 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
     <message>
         <source>Remove</source>
         <translation>移除</translation>
+    </message>
+    <message>
+        <source>{name} has no effect under the interpreter (every value runs the same program): sweep it on a GPU.</source>
+        <translation>{name} 在解释器下不起作用（每个取值运行的都是同一个程序）：请在 GPU 上扫描它。</translation>
     </message>
     <message>
         <source>{name} is chosen twice: pick different parameters</source>

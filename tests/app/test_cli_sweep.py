@@ -147,3 +147,17 @@ def test_bad_tune_input_is_one_error_line_and_exit_2(argv, words, capsys):
     code = main(argv)
     lines = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], lines
+
+
+def test_a_grid_sweep_of_num_warps_on_the_interpreter_warns_in_one_line(capsys):
+    # breaks if the interpreter times num_warps values that cannot differ without saying so (or says
+    # it more than once, or on a GPU-free sweep of a parameter that does matter)
+    code = main(["sweep", "vector_add", "--num-warps", "2,4", "-s", "N=256", "-p", "BLOCK_SIZE=64",
+                 "-b", "interpreter"])
+    captured = capsys.readouterr()
+    warnings = [ln for ln in captured.err.splitlines() if ln.startswith("warning:")]
+    assert code == 0 and len(warnings) == 1, captured.err
+    assert "num_warps has no effect under the interpreter" in warnings[0] and "on a GPU" in warnings[0]
+    assert len(re.findall(r"^\s*[24]\s", captured.out, re.M)) >= 2  # the table is still printed
+    main(["sweep", "vector_add", "-p", "BLOCK_SIZE=64,128", "-s", "N=256", "-b", "interpreter"])
+    assert "warning:" not in capsys.readouterr().err

@@ -255,9 +255,9 @@ def test_an_mlir_pass_failure_is_a_compile_error_not_a_launch_error(monkeypatch)
 
 def test_map_stride_keeps_maps_under_the_limit_and_their_shape():
     assert check.map_stride((1000,), 1000) == ()
-    assert check.map_stride(((1 << 31) - 2048,)) == (128,)  # the H200 case: 16 M elements, 64 MiB
-    assert check.map_stride((16384, 16384)) == (4, 4)
-    assert check.map_stride((100, 1 << 26)) == (1, 512)
+    assert check.map_stride(((1 << 31) - 2048,), 1 << 24) == (128,)  # the H200 case: 16 M elements, 64 MiB
+    assert check.map_stride((16384, 16384), 1 << 24) == (4, 4)
+    assert check.map_stride((100, 1 << 26), 1 << 24) == (1, 512)
     for shape in ((1 << 25) + 3,), (5000, 5000), (7, 3, 1 << 22):
         stride = check.map_stride(shape)
         reduced = [math.ceil(n / s) for n, s in zip(shape, stride, strict=True)]

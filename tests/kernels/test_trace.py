@@ -569,7 +569,7 @@ def test_cancel_and_progress():
     assert calls[0] == ("tracing 0/16 programs", 0.0)  # the grid size is known from the first report
     calls.clear()
     trace_spec(REGISTRY.get("vector_add"), {"N": 4096, "BLOCK_SIZE": 256}, progress=lambda p: calls.append((p.text(), p.fraction)))
-    assert calls[0] == ("tracing 0/16 programs", 0.0) and calls[-1] == ("deriving maps", 1.0)
+    assert calls[0] == ("tracing 0/16 programs", 0.0) and calls[-1] == ("deriving maps of 12,288 element accesses", 1.0)
 
 
 def test_request_round_trip_and_errors():

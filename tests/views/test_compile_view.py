@@ -1,5 +1,6 @@
 """CompileView: the resource form, the IR tabs and their find box, and the interpreter message."""
 
+import dataclasses
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -59,3 +60,39 @@ def test_interpreter_message(view):
     assert view.stack.currentWidget() is view.message
     assert view.message.text().startswith("No compile facts: the interpreter does not compile")
     assert view.tab_names() == []
+
+
+def test_choosing_a_target_asks_for_its_compile_and_last_run_comes_back(qtbot, view):
+    # breaks if picking a GPU in the combo does not ask the app to compile for it, a compile's
+    # facts are overwritten by a run meanwhile, or "last run" does not show the run's facts again
+    run = demo_compile_facts()
+    view.set_facts(run)
+    assert view.current_target() == "" and not view.compile_button.isEnabled()
+    view.target_combo.setFocus()
+    with qtbot.waitSignal(view.targetRequested) as sig:
+        qtbot.keyClicks(view.target_combo, "sm_89")
+    assert sig.args == ["sm_89"] and view.compile_button.isEnabled()
+    view.show_compiling("sm_89", "matmul")
+    assert view.facts() is None and view.message.text() == "Compiling matmul for sm_89…"
+    target = dataclasses.replace(run, n_regs=40, asm={"ptx": ".target sm_89"})
+    view.show_target_facts("sm_90", run)  # an answer for a target no longer chosen: not shown
+    assert view.facts() is None
+    view.show_target_facts("sm_89", target, ["compiled here for sm_89"])
+    assert view.fields["regs"].text() == "40" and view.target_note.text() == "compiled here for sm_89"
+    view.set_facts(dataclasses.replace(run, n_regs=99))  # a run lands: kept for "last run"
+    assert view.fields["regs"].text() == "40"
+    with qtbot.waitSignal(view.targetRequested) as sig:
+        qtbot.mouseClick(view.compile_button, Qt.MouseButton.LeftButton)
+    assert sig.args == ["sm_89"]
+    view.select_target("")
+    assert view.fields["regs"].text() == "99" and view.target_note.text() == ""
+
+
+def test_a_failed_target_compile_is_one_line(view):
+    # breaks if a compiler error floods the tab with its traceback instead of saying why in a line
+    view.select_target("sm_100")
+    view.show_target_error("sm_100", "compiling k for sm_100 failed: arange's range must be a power of 2\n"
+                                     "Traceback (most recent call last):\n  ...")
+    text = view.message.text()
+    assert text == "Could not compile for sm_100: compiling k for sm_100 failed: arange's range must be a power of 2"
+    assert view.stack.currentWidget() is view.message and view.facts() is None

@@ -170,3 +170,20 @@ def test_a_downsampled_map_says_so_and_names_each_cells_block(view):
     assert "out[12288..16383]" in view.element_tooltip(3)
     view.set_check(demo_check(passed=True, n=100))  # a full-resolution map again
     assert "downsampled" not in view.map_title.text() and "out[7]" in view.element_tooltip(7)
+
+
+def test_the_legend_names_the_shown_checks_tolerance_never_the_previous_one(view):
+    # breaks if, after the window clears the check (another kernel) or shows one without an error
+    # map, the legend under the map still names the previous check's tolerance
+    from dataclasses import replace
+
+    view.set_check(demo_check(passed=False, n=10000))
+    scale, how = view.tolerance()
+    assert how == "atol + rtol·rms|ref|" and f"({how})" in view.map_legend.text()
+    view.set_check(None)
+    assert how not in view.map_legend.text() and f"{scale:.3g}" not in view.map_legend.text()
+    assert view.fields["tol"].toolTip() == ""
+    no_map = replace(demo_check(passed=True, n=100), error_map=None, atol=0.25)
+    view.set_check(no_map)
+    assert view.tolerance() == (0.25, "atol") and "0.25 (atol)" in view.map_legend.text()
+    assert how not in view.map_legend.text()

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
 from views.demo_results import demo_history_rows, demo_run_result
-from views.history_view import HistoryView, history_row
+from views.history_view import COLUMNS, HistoryView, history_row
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def _click_row(qtbot, view, row, modifier=Qt.KeyboardModifier.NoModifier):
 def test_rows_shown_newest_first(view):
     assert view.table.model().rowCount() == 3 and view.count_label.text() == "3 runs"
     assert [view.table.model().index(r, 0).data(Qt.ItemDataRole.UserRole + 2) for r in range(3)] == [3, 2, 1]
-    metric = view.table.model().index(2, 6).data()
+    metric = view.table.model().index(2, COLUMNS.index(("metric", "Metric"))).data()
     assert metric.endswith("GB/s")
 
 
@@ -126,7 +126,51 @@ def test_columns_are_wide_enough_for_their_text(qtbot, view):
     view.set_rows(rows)
     hh, fm, model = view.table.horizontalHeader(), view.table.fontMetrics(), view.table.model()
     for c in range(model.columnCount()):
-        if c == 4:  # the parameters stretch over what is left
+        if COLUMNS[c][0] == "params":  # at most PARAMS_MAX_WIDTH wide: the unchanged ones may elide
             continue
         widest = max(fm.horizontalAdvance(str(model.index(r, c).data())) for r in range(model.rowCount()))
         assert hh.sectionSize(c) >= widest, (c, hh.sectionSize(c), widest)
+
+
+# the history dock's width in a 1366-wide window: app.window.docks gives the right column 0.3 of it
+DOCK_WIDTH_AT_1366 = int(1366 * 0.3)
+
+
+def _matmul_rows(block_k_values):
+    base = {"M": 2048, "N": 2048, "K": 2048, "BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "GROUP_SIZE_M": 8,
+            "num_warps": 8, "num_stages": 4, "dtype": "fp16"}
+    rows = []
+    for i, bk in enumerate(block_k_values):
+        res = demo_run_result({**base, "BLOCK_SIZE_K": bk}, metric="TFLOP/s")
+        rows.append({**history_row(i + 1, res, "TFLOP/s", when=1000.0 + i), "kernel": "matmul"})
+    return rows
+
+
+def test_the_parameter_that_differs_and_the_time_are_in_sight(qtbot):
+    # breaks if the history hides what changed between runs (BLOCK_SIZE_K, the last of ten
+    # parameters) behind the nine that did not, or pushes ms past the dock's right edge
+    view = HistoryView()
+    qtbot.addWidget(view)
+    view.resize(DOCK_WIDTH_AT_1366, 300)
+    view.show()
+    view.set_rows(_matmul_rows([32, 64]))
+    model, params_col = view.table.model(), COLUMNS.index(("params", "Parameters"))
+    text = model.index(0, params_col).data()
+    assert text.startswith("BLOCK_SIZE_K=64 · "), text
+    assert "M=2048" in text and "num_stages=4" in text  # the rest is still there, after
+    # the cell shows at least its first 16 characters (elided on the right, never on the left)
+    shown = view.table.columnWidth(params_col)
+    assert shown >= view.table.fontMetrics().horizontalAdvance(text[:16] + "…"), shown
+    viewport = view.table.viewport().width()
+    for key in ("ms", "metric"):
+        c = [k for k, _ in COLUMNS].index(key)
+        right = view.table.columnViewportPosition(c) + view.table.columnWidth(c)
+        assert 0 <= view.table.columnViewportPosition(c) and right <= viewport, (key, right, viewport)
+        assert model.index(0, c).data() not in ("", "—")
+    # a third run changing num_warps as well: both lead every row, the older rows' cells too
+    view.set_rows(_matmul_rows([32, 64]) + [{**_matmul_rows([128])[0], "id": 3, "time": 1002.0,
+                                            "values": {**_matmul_rows([128])[0]["values"], "num_warps": 4}}])
+    cells = [model.index(r, params_col).data() for r in range(3)]
+    lead = sorted(sorted(c.split(" · ")[0].split()) for c in cells)
+    assert lead == [["BLOCK_SIZE_K=128", "num_warps=4"], ["BLOCK_SIZE_K=32", "num_warps=8"],
+                    ["BLOCK_SIZE_K=64", "num_warps=8"]], cells

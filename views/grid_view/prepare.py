@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kernels.data.coarse import CoarseTrace
 from kernels.data.trace import NO_PROGRAM, OP_ATOMIC, OP_LOAD, OP_STORE, SEVERAL
 
 from ..i18n import QT_TRANSLATE_NOOP
@@ -97,6 +98,24 @@ class Panel:
     several_slot: np.ndarray  # uint8: their lookup-table slot (race, accumulated, shared read)
     several_first: np.ndarray  # int64: the first program that read each of them (-1: written)
     regions: MapRegions  # own tiles and shared read tiles, for the labels
+    #: a reduced trace (``kernels.data.coarse``): rows × columns of elements per drawn cell, and
+    #: the tensor as it is (``info`` is then the grid of cells); (1, 1) and None for a full trace
+    cell: tuple[int, int] = (1, 1)
+    full: TensorInfo | None = None
+
+    @property
+    def coarse(self) -> bool:
+        return self.full is not None
+
+    def cell_span(self, lo: int, hi: int, axis: int = -1) -> tuple[int, int]:
+        """The elements (first, last) that cells ``lo..hi`` along ``axis`` (-1: columns, the only
+        axis of a 1-D map; 0: rows) cover."""
+        if self.full is None:
+            return lo, hi
+        k = self.cell[1] if axis == -1 else self.cell[0]
+        rows, cols = ((1, self.full.numel) if len(self.full.shape) <= 1 else
+                      (int(np.prod(self.full.shape[:-1])), int(self.full.shape[-1])))
+        return lo * k, min((cols if axis == -1 else rows), (hi + 1) * k) - 1
 
     @property
     def numel(self) -> int:
@@ -235,6 +254,12 @@ class PreparedTrace:
         """uint8 [numel]: the slots of panel ``p``'s elements in the current mode."""
         lut = readers_lut(self.max_readers) if self.mode == "readers" else None
         return p.element_slots(self.prog_slots, lut)
+
+    @property
+    def lanes_active(self) -> np.ndarray:
+        """int [E]: active lanes of each access (of a reduced trace: its lanes, not its cells)."""
+        la = getattr(self.trace, "lanes_active", None)
+        return self.trace.events.n_active if la is None else la
 
     def reuse(self) -> np.ndarray:
         """float64 [P]: how many programs, on average, read what each program loads (1: nothing
@@ -390,15 +415,26 @@ def _blocks(info: TensorInfo, lanes: np.ndarray, boxes) -> tuple[int, int, int]:
 def _first_readers(numel: int, elem: np.ndarray, lane_prog: np.ndarray, lane_load: np.ndarray,
                    several_at: np.ndarray, shared_read: np.ndarray) -> np.ndarray:
     """int64 [len(several_at)]: the lowest pid that loaded each element of several programs
-    (-1 where it is written: a race or atomics, not a shared read)."""
+    (-1 where it is written: a race or atomics, not a shared read; -1 too where no recorded
+    access names its readers: a GPU trace keeps maps without per-access events)."""
     out = np.full(several_at.shape[0], -1, np.int64)
     if not shared_read.any():
         return out
-    first = np.full(numel, np.iinfo(np.int32).max, np.int32)
+    none = np.iinfo(np.int32).max
+    first = np.full(numel, none, np.int32)
     # values of the array's own dtype: ufunc.at takes a slow path (50x) when it must cast
     np.minimum.at(first, elem[lane_load].astype(np.intp), lane_prog[lane_load].astype(np.int32))
-    out[shared_read] = first[several_at[shared_read]]
+    got = first[several_at[shared_read]]
+    out[shared_read] = np.where(got == none, -1, got)
     return out
+
+
+def _ops_of_maps(m: TensorMaps) -> set[int]:
+    """The kinds of access a tensor's maps show (for traces without per-access events)."""
+    atomics = m.n_atomic is not None and bool(m.n_atomic.any())
+    plain_writes = bool((m.n_writes > (m.n_atomic if m.n_atomic is not None else 0)).any())
+    return {op for op, seen in ((OP_LOAD, bool(m.n_reads.any())), (OP_STORE, plain_writes),
+                                (OP_ATOMIC, atomics)) if seen}
 
 
 def _panel(trace: Trace, t: int, info: TensorInfo, js: np.ndarray, P: int, kind: np.ndarray, iters: np.ndarray,
@@ -419,7 +455,7 @@ def _panel(trace: Trace, t: int, info: TensorInfo, js: np.ndarray, P: int, kind:
     shared_read = ~written[several_at]
     several_slot = np.where(~shared_read, np.where(conflict, MULTI_WRITE, ACCUMULATED),
                             SHARED_READ).astype(np.uint8)
-    ops = set(np.unique(ev.op[js]).tolist())
+    ops = set(np.unique(ev.op[js]).tolist()) or _ops_of_maps(m)  # a GPU trace: maps, no events
     role = " + ".join(word for op, word in ((OP_LOAD, "read"), (OP_STORE, "written"),
                                             (OP_ATOMIC, "atomics")) if op in ops) or "untouched"
     ev_prog = ev.program[js].astype(np.int32)
@@ -428,7 +464,11 @@ def _panel(trace: Trace, t: int, info: TensorInfo, js: np.ndarray, P: int, kind:
     lane_load = np.repeat(ev_kind == LIT_LOAD, n)
     one_d = len(info.shape) <= 1
     boxes = event_boxes(elem, lane_ptr, None if one_d else int(info.shape[-1]))
-    block, row_block, col_block = _blocks(info, ev.n_active[js] + ev.n_masked[js] + ev.n_oob[js], boxes)
+    off = (ev.n_masked[js] + ev.n_oob[js]).astype(np.int64)
+    cell, full = ((trace.cells[t], trace.full_tensors[t]) if isinstance(trace, CoarseTrace) else ((1, 1), None))
+    if full is not None:  # switched-off lanes are lanes, not cells: as many cells as they span
+        off = -(-off // (cell[0] * cell[1]))
+    block, row_block, col_block = _blocks(info, ev.n_active[js] + off, boxes)
     lane_who = who[elem]
     regions = map_regions(boxes, ev_prog, ev_kind == LIT_LOAD, lane_who == lane_prog,
                           (lane_who == SEVERAL) & ~written[elem], lane_ptr, P, one_d)
@@ -442,7 +482,7 @@ def _panel(trace: Trace, t: int, info: TensorInfo, js: np.ndarray, P: int, kind:
         elem=elem, prog_ptr=np.searchsorted(ev_prog, np.arange(P + 1)).astype(np.int64), role=role,
         n_oob=n_oob, several_at=several_at, several_slot=several_slot,
         several_first=_first_readers(info.numel, elem, lane_prog, lane_load, several_at, shared_read),
-        regions=regions)
+        regions=regions, cell=cell, full=full)
 
 
 def _build_panels(trace: Trace, P: int, kind: np.ndarray, iters: np.ndarray) -> list[Panel]:

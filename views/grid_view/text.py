@@ -17,7 +17,7 @@ from .lighting import Target, element_lanes, program_events, target_events
 from .prepare import LIT_LOAD, LIT_STORE, Panel, PreparedTrace, is_strip
 
 __all__ = [
-    "HINT", "element_text", "fmt_range", "grid_title", "info_text", "loop_label", "loop_name",
+    "HINT", "cell_words", "element_text", "fmt_range", "grid_title", "info_text", "loop_label", "loop_name",
     "oob_header", "oob_line", "panel_title", "program_text", "window_text", "window_words",
 ]
 
@@ -72,12 +72,22 @@ def loop_label(trace: Trace | None, loop_steps: list[int], loop: int, step: int 
 
 
 def _box_words(p: Panel, el: np.ndarray) -> str:
-    """The span of elements ``el`` (unique) of panel ``p``: rows and columns, or flat indices."""
+    """The span of elements ``el`` (unique) of panel ``p``: rows and columns, or flat indices
+    (of a reduced map: the elements its cells cover)."""
     if len(p.info.shape) >= 2:
         idx = np.unravel_index(el, p.info.shape)
-        return ", ".join(f"{nm} {fmt_range(int(i.min()), int(i.max()))}"
-                         for nm, i in zip(_dim_names(p), idx, strict=True))
-    return translate("GridView", "elements {range}").format(range=fmt_range(int(el.min()), int(el.max())))
+        axes = [-1] * len(idx) if not p.coarse else [0, -1]
+        return ", ".join(f"{nm} {fmt_range(*p.cell_span(int(i.min()), int(i.max()), ax))}"
+                         for nm, i, ax in zip(_dim_names(p), idx, axes, strict=True))
+    return translate("GridView", "elements {range}").format(range=fmt_range(*p.cell_span(int(el.min()), int(el.max()))))
+
+
+def cell_words(p: Panel) -> str:
+    """"1 cell = 16 elements" (of a reduced map; '' for a full one)."""
+    if not p.coarse:
+        return ""
+    kr, kc = p.cell
+    return translate("GridView", "1 cell = {n} elements").format(n=f"{kr}×{kc}" if kr > 1 else kc)
 
 
 def _target_line(p: Panel, pid: int) -> str | None:
@@ -100,14 +110,16 @@ def _program_tensor_line(prep: PreparedTrace, p: Panel, pid: int, step: int | No
         return f"  {p.info.name}: {what}, " + translate("GridView", "every lane masked")
     uniq = np.unique(el)
     ranges = _box_words(p, uniq)
-    return f"  {p.info.name}: {what}  {ranges}  " + translate("GridView", "({n} elements)").format(n=len(uniq))
+    # a reduced map: its lanes (elements, as the tracer saw them), not the cells they fall in
+    n = int(prep.lanes_active[p.ev[js]].sum()) if p.coarse else len(uniq)
+    return f"  {p.info.name}: {what}  {ranges}  " + translate("GridView", "({n} elements)").format(n=n)
 
 
 def _bytes_of(prep: PreparedTrace, es: np.ndarray) -> tuple[int, int]:
     """(bytes loaded, bytes stored) by events ``es`` (an atomic counts as both)."""
     tr = prep.trace
     size = np.array([t.element_size for t in tr.tensors] + [0], np.int64)
-    nbytes = tr.events.n_active[es].astype(np.int64) * size[tr.events.tensor[es]]
+    nbytes = prep.lanes_active[es].astype(np.int64) * size[tr.events.tensor[es]]
     kind = prep.ev_kind[es]
     return int(nbytes[(kind & LIT_LOAD) != 0].sum()), int(nbytes[(kind & LIT_STORE) != 0].sum())
 
@@ -133,7 +145,7 @@ def program_text(prep: PreparedTrace, pid: int, step: int | None, loop: int) -> 
     if step is not None:  # the step's own lanes and bytes; the whole program's bytes after them
         es = es[prep.ev_step[es] == step]
     ev = tr.events
-    active, masked, oob = (int(ev.n_active[es].sum()), int(ev.n_masked[es].sum()), int(ev.n_oob[es].sum()))
+    active, masked, oob = (int(prep.lanes_active[es].sum()), int(ev.n_masked[es].sum()), int(ev.n_oob[es].sum()))
     total = active + masked + oob
     frac = 100.0 * masked / total if total else 0.0
     lines.append(translate("GridView", "masked lanes: {n} of {total} ({frac:.1f}%)").format(
@@ -155,8 +167,13 @@ def program_text(prep: PreparedTrace, pid: int, step: int | None, loop: int) -> 
 def element_text(prep: PreparedTrace, p: Panel, flat: int) -> str:
     """Who read and wrote element ``flat`` of panel ``p``, and whether that is a race."""
     idx = p.multi_index(flat)
-    name = f"{p.info.name}[{', '.join(str(i) for i in idx)}]"
-    head = name + ("   " + translate("GridView", "(flat {flat})").format(flat=flat) if len(idx) > 1 else "")
+    if p.coarse:  # a cell: the elements it covers, and how its counts are made
+        name = f"{p.info.name}[{_box_words(p, np.array([flat]))}]"
+        how = translate("GridView", "(reads and readers: the most of any of them; writes: the fewest)")
+        head = f"{name}   {cell_words(p)}\n{how}"
+    else:
+        name = f"{p.info.name}[{', '.join(str(i) for i in idx)}]"
+        head = name + ("   " + translate("GridView", "(flat {flat})").format(flat=flat) if len(idx) > 1 else "")
     progs, kinds, _ = element_lanes(p, flat)
     verbs = {LIT_STORE: translate("GridView", "written"), LIT_LOAD: translate("GridView", "read"),
              LIT_LOAD | LIT_STORE: translate("GridView", "updated atomically")}
@@ -269,7 +286,7 @@ def grid_title(prep: PreparedTrace) -> str:
 def panel_title(p: Panel, warn_colour: str) -> str:
     """Rich-text title of a tile map: name, shape, dtype, role; out-of-bounds lanes in
     ``warn_colour``. A map beside others gets two lines: the layout cannot shrink a title."""
-    shape = "×".join(str(s) for s in p.info.shape) or translate("GridView", "scalar")
+    shape = "×".join(str(s) for s in (p.full or p.info).shape) or translate("GridView", "scalar")
     role = " + ".join(_word(w) for w in p.role.split(" + "))
     title = f"<b>{p.info.name}</b> [{shape}] {p.info.dtype}{' — ' if is_strip(p) else '<br>'}{role}"
     if p.folded and p.rows > 1:
@@ -280,8 +297,10 @@ def panel_title(p: Panel, warn_colour: str) -> str:
     elif p.fold.kind == WRAP_COLS:
         title += " <span style='color:#777'>" + translate("GridView", "(wrapped: {n} columns per band)").format(
             n=p.fold.chunk) + "</span>"
-    if len(p.info.shape) > 2:
+    if len((p.full or p.info).shape) > 2:
         title += " <span style='color:#777'>" + translate("GridView", "(leading dims flattened)") + "</span>"
+    if p.coarse:
+        title += " <span style='color:#777'>(" + cell_words(p) + ")</span>"
     if p.n_oob:
         lanes = (translate("GridView", "⚠ {n} out-of-bounds lane") if p.n_oob == 1 else
                  translate("GridView", "⚠ {n} out-of-bounds lanes")).format(n=p.n_oob)

@@ -1,0 +1,114 @@
+"""The window's GPU trace views: the Timeline tab (``TimelineTab``) and "Interpreter vs GPU"
+(``app.window.compare.BackendCompare``), installed together by ``GpuTraceViews(window)``.
+
+A Trace with the GPU backend chosen records on the GPU (every program's maps, and the schedule of
+a light timeline build: ``Controller._submit_trace``); the answer comes to ``Controller.trace_hooks``
+before it is drawn. The Timeline tab (beside Throughput and Sweep) then shows one row per SM, one
+bar per program, the measured waves against the formula's; pointing at a bar lights that program
+in the grid view. With no timeline it says why: no GPU here (the worker's reason), nothing traced
+on the GPU yet, or the trace shown ran under the interpreter.
+
+The ``TimelineView`` is built the first time a timeline comes (a pyqtgraph plot costs a tenth of
+a second the first frame need not wait for); until then a label holds the tab.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QLabel, QStackedWidget
+
+from kernels.data.gpu_trace import Timeline
+from views.timeline_view import TimelineView
+
+from .compare import BackendCompare
+
+__all__ = ["GpuTraceViews", "TimelineTab"]
+
+
+class TimelineTab(QObject):
+    """The Timeline tab of ``window.plot_tabs`` (a ``MainWindow``)."""
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        self.window = window
+        self.view: TimelineView | None = None
+        self.timeline: Timeline | None = None
+        self.placeholder = QLabel()
+        self.placeholder.setObjectName("timeline_placeholder")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setStyleSheet("color: #555; padding: 24px;")
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.placeholder)
+        window.plot_tabs.addTab(self.stack, self.tr("Timeline"))
+        self._traced_on: str | None = None  # the backend of the last trace answered
+        self.refresh()
+        # after the controller has read the hello (a queued call runs once the signal's other slots have)
+        window.worker.hello.connect(lambda *_: self.refresh(), Qt.ConnectionType.QueuedConnection)
+        window.controller.trace_hooks.append(self.on_trace_result)
+
+    # -- what is shown -----------------------------------------------------------------------------
+    def empty_reason(self) -> str:
+        """Why the tab has no timeline now, in the user's language."""
+        s = self.window.session
+        if not s.gpu_available and self.window.controller.ready:
+            return self.tr("No timeline: this machine has no usable GPU ({why}). The schedule is read on the GPU "
+                           "itself (each program's SM and clock), so choose the GPU backend on a machine with "
+                           "CUDA and press Trace.").format(why=s.gpu_reason or self.tr("no CUDA device"))
+        if self._traced_on == "interpreter":
+            return self.tr("This trace ran under the interpreter, which has no SMs or clocks: choose the GPU "
+                           "backend and press Trace to see when and where each program ran.")
+        return self.tr("No timeline yet: choose the GPU backend and press Trace (Ctrl+T) to see when and on "
+                       "which SM each program ran.")
+
+    def refresh(self) -> None:
+        if self.timeline is None:
+            self.placeholder.setText(self.empty_reason())
+            self.stack.setCurrentWidget(self.placeholder)
+
+    def on_trace_result(self, res: Any) -> None:
+        """Every trace answer (``Controller.trace_hooks``): a timeline replaces the one shown."""
+        if getattr(res, "error", None) is not None:
+            return
+        req = getattr(res, "request", None)
+        self._traced_on = getattr(req, "backend", "interpreter")
+        tl = getattr(res, "timeline", None)
+        self.show_timeline(tl)
+
+    def show_timeline(self, tl: Timeline | None) -> None:
+        self.timeline = tl if tl is not None and tl.n_programs else None
+        if self.timeline is None:
+            if self.view is not None:
+                self.view.set_timeline(None)
+            self.refresh()
+            return
+        view = self._ensure_view()
+        view.set_timeline(self.timeline)
+        self.stack.setCurrentWidget(view)
+
+    def _ensure_view(self) -> TimelineView:
+        if self.view is None:
+            self.view = TimelineView()
+            self.view.setObjectName("timeline_view")
+            self.view.programHovered.connect(self._light_program)
+            self.stack.addWidget(self.view)
+        return self.view
+
+    def _light_program(self, pid: int) -> None:
+        """A bar pointed at: the same program lit in the grid, when the grid shows that launch."""
+        grid, tl = self.window.grid, self.timeline
+        tr = grid.trace()
+        if tl is None or tr is None or grid.is_loading() or tuple(tr.grid) != tuple(tl.grid):
+            return
+        if 0 <= pid < tr.n_programs:
+            grid.hover_program(pid)
+
+
+class GpuTraceViews:
+    """The Timeline tab and the "Interpreter vs GPU" action of a ``MainWindow``."""
+
+    def __init__(self, window: Any) -> None:
+        self.timeline = TimelineTab(window)
+        self.compare = BackendCompare(window)

@@ -1,0 +1,121 @@
+"""The one place a ``TraceRequest`` is routed: the worker's ``trace`` request and ``tilescope
+trace`` (in this process or in a worker) both call ``serve_trace``.
+
+- ``backend="interpreter"``: the interpreter recorder (``kernels.trace.trace``);
+- ``backend="gpu"``: the instrumented build on the GPU (``service.gpu_trace``): every program's
+  maps, plus the schedule (``timeline``); ``maps=False`` with ``timeline``: the schedule only;
+- ``backend="gpu", compare=True``: "interpreter vs GPU" (``compare_backends``): the launch run
+  both ways on the same seeded inputs, the outputs compared, the programs that wrote a differing
+  element named (from the GPU trace's writer maps).
+
+Without CUDA a GPU request is answered with one line (``require_cuda``'s), never a traceback.
+Never raises: failures come back as the result's ``error`` (an ErrorInfo).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..data.errors import BackendUnavailable, to_error_info
+from ..data.gpu_trace import GpuTraceResult
+from ..data.results import ErrorInfo, Progress
+from ..data.trace import TraceRequest, TraceResult
+from .compare import BackendComparison, OutputDiff, writer_of
+from .service import ProgressFn, gpu_trace, gpu_trace_spec, require_cuda
+
+__all__ = ["compare_backends", "serve_trace"]
+
+BACKENDS = ("interpreter", "gpu")
+
+
+def _refused(request: TraceRequest, message: str) -> TraceResult:
+    return TraceResult(request=request, error=ErrorInfo(kind="validation", message=message, field="backend"))
+
+
+def serve_trace(request: TraceRequest, progress: ProgressFn | None = None, cancel: Any = None, *,
+                device: str | None = None) -> TraceResult | GpuTraceResult:
+    """Serve ``request`` on its backend (see the module doc). ``device="cpu"`` runs a GPU
+    request's instrumented build under the interpreter instead (the CPU tests' way to run the very
+    code the GPU runs; no schedule there)."""
+    backend = getattr(request, "backend", "interpreter")
+    if backend not in BACKENDS:
+        return _refused(request, f"unknown trace backend {backend!r} (choose interpreter or gpu)")
+    if backend == "interpreter":
+        if request.timeline or not request.maps:
+            return _refused(request, "the timeline needs the GPU backend: the interpreter has no SMs or clocks to read")
+        if request.compare:
+            return _refused(request, "interpreter vs GPU needs the GPU backend")
+        from ..trace import trace
+
+        return trace(request, progress=progress, cancel=cancel)
+    if (device or "cuda") != "cpu":
+        try:
+            require_cuda()
+        except BackendUnavailable as e:
+            return GpuTraceResult(request, error=to_error_info(e))
+    if request.compare:
+        return compare_backends(request, device=device, progress=progress)
+    return gpu_trace(request, device=device, progress=progress)
+
+
+def _host(t: Any) -> np.ndarray:
+    """A tensor's values on the host, floats as float64 (bf16 and fp8 have no numpy dtype)."""
+    t = t.detach()
+    return (t.double() if t.is_floating_point() else t).cpu().numpy()
+
+
+def compare_backends(request: TraceRequest, *, device: str | None = None,
+                     progress: ProgressFn | None = None) -> BackendComparison:
+    """Run ``request``'s launch on the GPU (the kernel as written, for its outputs; then its
+    instrumented build, for the writer maps) and under the interpreter, on the same seeded
+    inputs, and compare every output. Each run may be off the exact answer by the kernel's
+    tolerance, so they may differ from each other by twice it; more than that is a difference.
+    ``device="cpu"``: the "GPU" side runs under the interpreter too (tests). Never raises."""
+    try:
+        return _compare(request, device or "cuda", progress)
+    except Exception as e:  # noqa: BLE001 - every failure is reported, the worker keeps serving
+        return BackendComparison(request, error=to_error_info(e, "comparing"))
+
+
+def _compare(request: TraceRequest, device: str, progress: ProgressFn | None) -> BackendComparison:
+    from ..backends import resolve
+    from ..lookup import get_spec
+    from ..prepare import prepare
+
+    def say(stage: str, fraction: float) -> None:
+        if progress is not None:
+            progress(Progress(stage, fraction))
+
+    spec = get_spec(request.kernel, request.user_file)
+    on_gpu = device != "cpu"
+    if on_gpu:
+        require_cuda()
+    say("running on the GPU", 0.05)
+    gpu_be = resolve("gpu" if on_gpu else "interpreter")
+    p = prepare(spec, dict(request.values), gpu_be, request.seed)
+    with gpu_be.activate(spec.kernels) as K:
+        p.launch(K)
+    if on_gpu:
+        import torch
+
+        torch.cuda.synchronize()
+    on_device = {name: _host(p.tensors[name]) for name in spec.outputs}
+    say("recording the writer maps on the GPU", 0.2)
+    got = gpu_trace_spec(spec, dict(request.values), seed=request.seed, device=device, n_sms=request.n_sms,
+                         programs_per_sm=request.programs_per_sm)
+    say("running under the interpreter", 0.4)
+    cpu_be = resolve("interpreter")
+    q = prepare(spec, dict(request.values), cpu_be, request.seed)
+    with cpu_be.activate(spec.kernels, progress=lambda i, n: say("running under the interpreter",
+                                                                 0.4 + 0.55 * i / max(n, 1))) as K:
+        q.launch(K)
+    atol, rtol = (2.0 * x for x in spec.tolerance(p.cfg))
+    trace = got.trace
+    outputs = []
+    for name in spec.outputs:
+        writer = writer_of(trace, name, on_device[name].shape) if trace is not None else None
+        outputs.append(OutputDiff.of(name, _host(q.tensors[name]), on_device[name], writer, atol, rtol))
+    say("done", 1.0)
+    return BackendComparison(request, trace, got.timeline, got.info, outputs=outputs, atol=atol, rtol=rtol)
