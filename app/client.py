@@ -69,7 +69,7 @@ STATES = ("starting", "ready", "busy", "crashed", "restarting", "stopped")
 #: kinds where a newer request makes older ones pointless
 SUPERSEDING_KINDS = ("run", "sweep", "trace")
 _SUBMIT_KINDS = ("hello", "infos", "run", "sweep", "trace", "load_file", "open_script", "lesson_check", "bench",
-                 "compile", "gpu_trace", "plan_sweep", "ping")
+                 "compile", "gpu_trace", "plan_sweep", "ping", "trace_region", "precompile")
 #: kinds that run the user's code and time out like a run: their own timeout, else the default
 _TIMED_KINDS = ("run", "trace", "load_file", "open_script", "lesson_check")
 #: the worker's "start a fresh one" exit status (app.worker.EXIT_RESTART; not imported from there

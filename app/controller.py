@@ -54,8 +54,9 @@ TRACE_SUGGEST_PROGRAMS = 16384
 TRACE_SUGGESTED_WINDOW = 4096
 #: request kinds that keep the worker busy (a "ping" or "infos" does not)
 WORK_KINDS = ("run", "trace", "sweep", "load_file", "lesson_check")
-#: request kinds whose answers a view routes itself (the Compile tab's targets: app.window.compile_target)
-VIEW_KINDS = ("compile",)
+#: request kinds whose answers a view routes itself (the Compile tab's targets: app.window.compile_target;
+#: regions at full resolution: app.window.full_res)
+VIEW_KINDS = ("compile", "trace_region", "precompile")
 
 Actions = Sequence[tuple[str, Callable[[], Any]]]
 #: the request kinds as "{what} cancelled" names them

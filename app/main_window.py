@@ -64,6 +64,7 @@ from .window.dialogs import SweepDialog
 from .window.docks import Docks
 from .window.exports import ask_history_export, export_history, export_image
 from .window.file_watch import KernelFileWatcher
+from .window.full_res import FullResolution
 from .window.history_reader import HistoryReader
 from .window.kernel_traces import KernelTraces
 from .window.layouts import Layouts
@@ -187,7 +188,7 @@ class MainWindow(QMainWindow):
         self.live_timer.setInterval(LIVE_DEBOUNCE_MS)
         self.check_link = CheckTraceLink(self.session, self.grid, self.correctness)
         self.sweep_tabs = SweepTabs(self)  # the Heatmap, Ranking and Roofline tabs
-        self.compile_targets, self.kernel_traces = CompileTargets(self), KernelTraces(self)
+        self.compile_targets, self.kernel_traces, self.full_res = CompileTargets(self), KernelTraces(self), FullResolution(self)
 
     def _action(self, text: str, slot: Callable[..., Any], shortcut: Any = None, tip: str = "",
                 checkable: bool = False, name: str = "") -> QAction:

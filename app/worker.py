@@ -92,6 +92,8 @@ class Server:
         self._restart_after = False
         self._engine: Any = None
         self._live: Any = None  # kernels.engine.run.LiveCache: what a window's repeated runs reuse
+        self.precompiler_started: Any = None  # kernels.engine.precompile.Precompiler, once asked for
+        self.kept_trace: Any = None  # kernels.gpu_trace.kept.KeptTrace: the full trace of the last reduced one
         self._pid = os.getpid()
 
     # -- output ---------------------------------------------------------------------------------
@@ -160,8 +162,10 @@ class Server:
                     continue
                 if msg.kind == "ping":
                     cur = self._current
-                    self.send(Reply(msg.id, msg.generation, "result",
-                                    {"pid": os.getpid(), "busy": cur.kind if cur else None}))
+                    pre = self.precompiler_started
+                    self.send(Reply(msg.id, msg.generation, "result", {
+                        "pid": os.getpid(), "busy": cur.kind if cur else None,
+                        "precompiling": pre is not None and pre.compiling is not None}))
                     continue
                 if msg.kind == "shutdown":
                     self._cancel_all()
@@ -207,6 +211,8 @@ class Server:
         cancel_ev = self._cancel_event(req.id)
         if self._live is not None and req.kind not in _KEEPS_LIVE_CACHE:
             self._live.release()  # sweeps, traces, loads…: their memory, not a window's inputs
+        if self.kept_trace is not None and req.kind not in _KEEPS_FULL_TRACE:
+            self.kept_trace.release()  # a trace replaces it; runs, sweeps, loads… may need its memory
         handler = _HANDLERS.get(req.kind)
         if handler is None:
             from kernels.data.results import ErrorInfo
@@ -216,7 +222,8 @@ class Server:
             return
         progress = _throttled(lambda p: self.send(Reply(req.id, req.generation, "progress", p)))
         try:
-            result = handler(self, req, progress, cancel_ev.is_set)
+            with _apart_from_compiles(self, req):
+                result = handler(self, req, progress, cancel_ev.is_set)
         except BaseException as e:  # noqa: BLE001 — SystemExit from a user file included
             self._end_if_forked()
             if isinstance(e, KeyboardInterrupt):
@@ -254,6 +261,18 @@ class Server:
 
             self._live = LiveCache()
         return self._live
+
+    @property
+    def precompiler(self) -> Any:
+        """Compiles ahead the configs the window is about to run (``kernels.engine.precompile``):
+        of registered kernels only (a background thread never loads a user's file)."""
+        if self.precompiler_started is None:
+            from kernels.engine.precompile import Precompiler
+            from kernels.spec import REGISTRY
+
+            self.precompiler_started = Precompiler(lambda r: REGISTRY.get(r.kernel),
+                                                   lambda: self._live.tensors if self._live is not None else None)
+        return self.precompiler_started
 
 
 def _array_parts(obj: Any, path: str, out: list[tuple[int, str]], depth: int = 0) -> None:
@@ -368,7 +387,10 @@ def _infos(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
 
 def _run(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
     # a repeated run (same shapes, dtype and seed) reuses inputs, references, torch's timing and
-    # compile facts; the error map comes back reduced to what a screen shows (kernels.check)
+    # compile facts; the error map comes back reduced to what a screen shows (kernels.check). A
+    # compile ahead of this very config in flight is waited for, not done a second time
+    if srv.precompiler_started is not None and req.payload.backend != "interpreter":
+        srv.precompiler_started.wait_for(req.payload, cancel)
     return srv.engine.run(req.payload, progress=progress, cancel=cancel, _cache=srv.live_cache)
 
 
@@ -381,13 +403,25 @@ def _sweep(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
 
 def _trace(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
     from kernels.gpu_trace import serve_trace
-    from kernels.trace.service import for_window
 
     # routed by the request's backend: the interpreter recorder (it refuses traces too large for
     # the pipe or the host before building them), the GPU recorder, or interpreter vs GPU; the
-    # window's request (``max_cells``) gets back no more than it can draw
-    return for_window(serve_trace(req.payload, progress=progress, cancel=cancel),
-                      getattr(req.payload, "max_cells", None), progress)
+    # window's request (``max_cells``) gets back no more than it can draw, and the full trace
+    # behind it is kept for ``trace_region`` (kernels.gpu_trace.kept)
+    if getattr(req.payload, "max_cells", None):
+        from kernels.gpu_trace.kept import KeptTrace
+
+        srv.kept_trace = srv.kept_trace or KeptTrace()
+        return srv.kept_trace.serve(req.payload, progress, cancel)
+    return serve_trace(req.payload, progress=progress, cancel=cancel)
+
+
+def _trace_region(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
+    """A rectangle of the last reduced trace at full resolution (payload: a RegionRequest);
+    refused in one line when that trace is no longer kept or the rectangle is too large."""
+    from kernels.gpu_trace.kept import KeptTrace
+
+    return (srv.kept_trace or KeptTrace()).answer(req.payload)
 
 
 def _load_file(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
@@ -487,6 +521,27 @@ def _children() -> set[int]:
         return set()
 
 
+def _precompile(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
+    """Compile ahead (payload: {"request": the RunRequest a Run would send, "target": None for
+    the GPU's, or e.g. "sm_90"}); answered at once, the compile runs in a background thread."""
+    o = req.payload
+    return {"status": srv.precompiler.submit(o["request"], o.get("target"))}
+
+
+#: requests that may run beside a compile ahead (no interpreter: it patches triton.language)
+_BESIDE_COMPILES = frozenset({"hello", "infos", "plan_sweep", "compile", "precompile", "trace_region"})
+
+
+def _apart_from_compiles(srv: Server, req: Request) -> Any:
+    """A request that may run the interpreter waits for the compile ahead in flight (and drops
+    the queued one); GPU runs and sweeps, and the small requests, run beside it."""
+    import contextlib
+
+    pre = srv.precompiler_started
+    gpu = req.kind in ("run", "sweep") and getattr(req.payload, "backend", None) == "gpu"
+    return contextlib.nullcontext() if pre is None or gpu or req.kind in _BESIDE_COMPILES else pre.exclusive()
+
+
 def _lesson_check(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
     from kernels.lessons import check_lesson
 
@@ -495,7 +550,9 @@ def _lesson_check(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
 
 
 #: requests that leave the live cache alone (the others may need its memory, or change the specs)
-_KEEPS_LIVE_CACHE = frozenset({"run", "hello", "infos", "plan_sweep", "compile"})
+_KEEPS_LIVE_CACHE = frozenset({"run", "hello", "infos", "plan_sweep", "compile", "trace_region", "precompile"})
+#: requests that leave the kept full trace alone (small ones; a trace replaces it itself)
+_KEEPS_FULL_TRACE = frozenset({"trace", "trace_region", "hello", "infos", "plan_sweep", "compile", "precompile"})
 
 _HANDLERS: dict[str, Callable[[Server, Request, Any, Any], Any]] = {
     "hello": _hello,
@@ -503,6 +560,7 @@ _HANDLERS: dict[str, Callable[[Server, Request, Any, Any], Any]] = {
     "run": _run,
     "sweep": _sweep,
     "trace": _trace,
+    "trace_region": _trace_region,
     "load_file": _load_file,
     "lesson_check": _lesson_check,
     "open_script": _open_script,
@@ -510,6 +568,7 @@ _HANDLERS: dict[str, Callable[[Server, Request, Any, Any], Any]] = {
     "compile": _compile,
     "gpu_trace": _gpu_trace,
     "plan_sweep": _plan_sweep,
+    "precompile": _precompile,
 }
 
 

@@ -31,6 +31,7 @@ temporary folder, never the user's.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import os
@@ -45,15 +46,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from harness import isolated_env, wait_until  # noqa: E402
 
-def _isolated_env() -> dict[str, str]:
-    tmp = tempfile.mkdtemp(prefix="tilescope-bench-")
-    env = dict(os.environ)
-    for var in ("TILESCOPE_CACHE_DIR", "TILESCOPE_CONFIG_DIR", "TILESCOPE_DATA_DIR"):
-        env[var] = os.path.join(tmp, var.lower())
-    env.setdefault("QT_QPA_PLATFORM", "offscreen")
-    env["PYTHONPATH"] = os.pathsep.join(x for x in (str(ROOT), env.get("PYTHONPATH", "")) if x)
-    return env
+_wait = functools.partial(wait_until, step_ms=5)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -99,7 +94,7 @@ def _startup_child() -> None:
 
 def bench_startup(repeat: int = 5) -> dict:
     runs = []
-    env = _isolated_env()
+    env = isolated_env()
     # As a user's machine does: Python caches the compiled modules (this project's CI and sandbox
     # set PYTHONDONTWRITEBYTECODE, which made every launch recompile ~15 modules: ~90 ms). The
     # first launch writes the cache and is reported apart ("cold").
@@ -237,16 +232,6 @@ def _idle_floor(probe: _Probe, seconds: float) -> dict:
     end = time.perf_counter() + seconds
     _wait(lambda: time.perf_counter() > end, seconds + 5)
     return {**probe.stop(), "seconds": seconds, "steal_pct": _steal_pct(t0)}
-
-
-def _wait(pred, timeout: float) -> None:
-    from PySide6.QtTest import QTest
-
-    end = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > end:
-            raise TimeoutError("benchmark step timed out")
-        QTest.qWait(5)
 
 
 def bench_stall(why: bool = False) -> dict:
@@ -436,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--why", action="store_true",
                    help="stall: sample the GUI thread's stack while a tick is late, print the top stacks")
     args = p.parse_args(argv)
-    env = _isolated_env()
+    env = isolated_env()
     for k in ("TILESCOPE_CACHE_DIR", "TILESCOPE_CONFIG_DIR", "TILESCOPE_DATA_DIR", "QT_QPA_PLATFORM"):
         os.environ[k] = env[k]
     res = {}

@@ -22,6 +22,7 @@ to a temporary folder. This machine is shared: ``--repeat`` alternates the two a
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -35,24 +36,17 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from harness import isolated_env, wait_until  # noqa: E402
+
+_wait = functools.partial(wait_until, step_ms=2)
 _RECORDED = re.compile(r"recorded (\d+) accesses, (\d+) active lanes in ([\d.]+) s; maps in ([\d.]+) s")
-
-
-def _isolated_env() -> dict[str, str]:
-    tmp = tempfile.mkdtemp(prefix="tilescope-bench-")
-    env = dict(os.environ)
-    for var in ("TILESCOPE_CACHE_DIR", "TILESCOPE_CONFIG_DIR", "TILESCOPE_DATA_DIR"):
-        env[var] = os.path.join(tmp, var.lower())
-    env.setdefault("QT_QPA_PLATFORM", "offscreen")
-    env["PYTHONPATH"] = os.pathsep.join(x for x in (str(ROOT), env.get("PYTHONPATH", "")) if x)
-    return env
 
 
 def bench_cli(n: int) -> dict:
     """``tilescope trace`` in a fresh process: wall clock and the tracer's own figures."""
     cmd = [sys.executable, "-m", "app", "trace", "vector_add", "-s", f"N={n}"]
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, env=_isolated_env(), capture_output=True, text=True, timeout=1800)
+    proc = subprocess.run(cmd, cwd=ROOT, env=isolated_env(), capture_output=True, text=True, timeout=1800)
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr[-2000:]}")
@@ -60,33 +54,6 @@ def bench_cli(n: int) -> dict:
     return {"wall_s": round(wall, 2), "record_s": float(m.group(3)) if m else None,
             "derive_s": float(m.group(4)) if m else None, "lanes": int(m.group(2)) if m else None,
             "command": " ".join(["tilescope", *cmd[3:]])}
-
-
-def _wait(pred, timeout: float) -> None:
-    from PySide6.QtTest import QTest
-
-    end = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > end:
-            raise TimeoutError("benchmark step timed out")
-        QTest.qWait(2)
-
-
-def _shipped_bytes(obj, depth: int = 0) -> int:
-    """Bytes of the numpy arrays inside a reply payload (what crossed the pipe, near enough)."""
-    import dataclasses
-
-    if depth > 12 or obj is None or isinstance(obj, (bool, int, float, str, bytes)):
-        return 0
-    if hasattr(obj, "dtype") and isinstance(getattr(obj, "nbytes", None), int):
-        return int(obj.nbytes)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return sum(_shipped_bytes(getattr(obj, f.name, None), depth + 1) for f in dataclasses.fields(obj))
-    if isinstance(obj, dict):
-        return sum(_shipped_bytes(v, depth + 1) for v in obj.values())
-    if isinstance(obj, (list, tuple)):
-        return sum(_shipped_bytes(v, depth + 1) for v in obj)
-    return 0
 
 
 class _Window:
@@ -100,6 +67,7 @@ class _Window:
         from app.history import History
         from app.main_window import MainWindow
         from app.settings import Settings
+        from kernels.data.coarse import shipped_bytes
 
         tmp = Path(tempfile.mkdtemp(prefix="tilescope-bench-"))
         self.win = MainWindow(settings=Settings.load(tmp / "s.json"), history=History.open(tmp / "h.db"))
@@ -135,7 +103,7 @@ class _Window:
         def on_result(_gen, kind, payload):
             if kind == "trace":
                 self.result_at = time.perf_counter()
-                self.shipped.append(_shipped_bytes(payload))
+                self.shipped.append(shipped_bytes(payload))
 
         self.win.worker.result.connect(on_result)  # after the controller's own slot
         # a 10 ms tick on the GUI thread: the longest gap says how long the window could not react
@@ -186,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", metavar="PATH", help="write the figures here")
     args = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    env = _isolated_env()
+    env = isolated_env()
     for k in ("TILESCOPE_CACHE_DIR", "TILESCOPE_CONFIG_DIR", "TILESCOPE_DATA_DIR"):
         os.environ[k] = env[k]
     win = _Window()

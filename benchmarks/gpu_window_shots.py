@@ -28,6 +28,8 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from harness import wait_until  # noqa: E402
+
 CASES = {
     "gpu": [("vector_add", {"N": 1 << 20, "BLOCK_SIZE": 1024}),
             ("matmul", {"M": 4096, "N": 4096, "K": 4096, "dtype": "fp16"})],
@@ -35,16 +37,6 @@ CASES = {
                     ("matmul", {"M": 256, "N": 256, "K": 256, "dtype": "fp16"})],
 }
 SIZES = ((1366, 768), (1920, 1080))
-
-
-def wait_until(pred, timeout: float, what: str) -> None:
-    from PySide6.QtTest import QTest
-
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out after {timeout:g} s waiting for {what}")
-        QTest.qWait(20)
 
 
 def settle(ms: int = 400) -> None:

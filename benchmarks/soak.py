@@ -24,6 +24,7 @@ The settings and history go to a temporary folder, never the user's own.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import signal
@@ -42,8 +43,10 @@ TAG_VAR = "TILESCOPE_FAULT_TAG"
 TAG = os.environ.setdefault(TAG_VAR, f"soak-{uuid.uuid4().hex}")  # the worker and what it forks inherit it
 
 import psutil  # noqa: E402
+from harness import wait_until  # noqa: E402
 
 MB = 1 << 20
+_wait = functools.partial(wait_until, step_ms=1)
 
 
 def tagged() -> list[psutil.Process]:
@@ -78,16 +81,6 @@ def _snapshot(win) -> dict:
         "history_rows": win.history.count(),
         "plotted_runs": len(win.throughput.results()),
     }
-
-
-def _wait(pred, timeout: float, what: str) -> None:
-    from PySide6.QtTest import QTest
-
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"soak: timed out after {timeout:g} s waiting for {what}")
-        QTest.qWait(1)
 
 
 class Driver:

@@ -23,7 +23,7 @@ from .data.errors import ResourceError
 from .spec import KernelSpec
 
 __all__ = ["AllocationGuard", "InputPlan", "budgets", "check_fits", "check_trace_size", "host_available",
-           "largest_shape_param", "memory_check", "plan_inputs"]
+           "dry_inputs", "largest_shape_param", "memory_check", "plan_inputs"]
 
 def host_available() -> int | None:
     try:
@@ -254,14 +254,19 @@ class _DryRun(torch.overrides.TorchFunctionMode):
         return func(*args, **kwargs)
 
 
+def dry_inputs(spec: KernelSpec, cfg: dict, dry: _DryRun | None = None) -> dict[str, Any]:
+    """What ``make_inputs`` returns for ``cfg``, as empty meta tensors of the same shapes and
+    dtypes (a dry run: nothing allocated, no meta kernel run). Raises what the builder raises."""
+    with dry if dry is not None else _DryRun():
+        return spec.make_inputs(dict(cfg), "meta", torch.Generator().manual_seed(0))
+
+
 def plan_inputs(spec: KernelSpec, cfg: dict) -> InputPlan | None:
     """The tensors ``make_inputs`` builds for ``cfg``, and the bytes they take, without
     allocating them. None when the builder does something a dry run cannot follow."""
-    gen = torch.Generator().manual_seed(0)
     dry = _DryRun()
     try:
-        with dry:
-            t = spec.make_inputs(dict(cfg), "meta", gen)
+        t = dry_inputs(spec, cfg, dry)
     except Exception:  # noqa: BLE001 - data-dependent builders cannot be planned
         return None
     tensors = {k: (tuple(v.shape), str(v.dtype).replace("torch.", ""), v.numel() * v.element_size())

@@ -6,7 +6,9 @@ The action is on when a launch could be traced and the worker has a GPU; without
 and its tooltip says why (the worker's reason). The answer is a ``BackendComparison`` (a GPU
 trace plus one ``OutputDiff`` per output); the grid draws its trace and, once drawn, a hollow
 square over each marked program's cell (redrawn whenever the grid redraws its cells: a refit, a
-z slice). Another trace clears the marks. A banner line says how many elements and programs.
+z slice). Another trace clears the marks. A banner line says how many elements and programs,
+and, when the launch was too big to run whole under the interpreter, which programs were
+compared (``kernels.gpu_trace.bounded``).
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QToolBar
 
 from kernels.data.trace import Trace
+from views.i18n import translate
 
-__all__ = ["BackendCompare"]
+__all__ = ["BackendCompare", "summary_text"]
 
 #: the marks' colour: apart from the red × of out-of-bounds programs and the wave colours
 MARK_COLOUR = "#d100d1"
@@ -91,17 +94,7 @@ class BackendCompare(QObject):
         self.window.banner.show_message(self.summary(res), "warning" if res.n_differ else "info", topic="compare")
 
     def summary(self, res: Any) -> str:
-        n_el = sum(o.n_elements for o in res.outputs)
-        if not res.n_differ:
-            return self.tr("Interpreter and GPU agree on all {n:,} output elements (within {atol:.3g} + {rtol:.3g}×|value|)."
-                           ).format(n=n_el, atol=res.atol, rtol=res.rtol)
-        text = self.tr("{n:,} of {total:,} output elements differ between the interpreter and the GPU (largest gap "
-                       "{gap:.3g}); the {p:,} programs that wrote them are marked in the grid.").format(
-            n=res.n_differ, total=n_el, gap=max(o.max_abs for o in res.outputs), p=res.programs.size)
-        several = sum(o.n_several + o.n_unwritten for o in res.outputs)
-        if several:
-            text += " " + self.tr("{k:,} of them were written by several programs or none, and are not marked.").format(k=several)
-        return text
+        return summary_text(res)
 
     def _set(self, trace: Trace | None, programs: np.ndarray) -> None:
         self._trace, self.marked = trace, np.asarray(programs, np.int32)
@@ -151,3 +144,31 @@ class BackendCompare(QObject):
             return []
         layout = self.window.grid.program_layout()
         return sorted(int(layout[int(r), int(c)]) for r, c in zip(np.floor(y), np.floor(x), strict=True))
+
+
+def summary_text(res: Any) -> str:
+    """The banner line for a ``BackendComparison``: which programs were compared when not all of
+    them were, then how many output elements agree or differ."""
+    text = ""
+    if res.compared:
+        why = (translate("BackendCompare", "the interpreter's time budget ran out") if res.why_window == "time"
+               else translate("BackendCompare", "the Programs field's window") if res.why_window == "window"
+               else translate("BackendCompare", "running all of them under the interpreter would take too long"))
+        text = translate("BackendCompare", "Compared programs {window} of {n:,} only ({why}).").format(
+            window=res.compared, n=res.n_programs, why=why) + " "
+    n_el = sum(o.n_elements for o in res.outputs)
+    if not res.n_differ:
+        text += translate("BackendCompare", "Interpreter and GPU agree on all {n:,} output elements (within {atol:.3g} "
+                          "+ {rtol:.3g}×|value|).").format(n=n_el, atol=res.atol, rtol=res.rtol)
+    else:
+        text += translate("BackendCompare", "{n:,} of {total:,} output elements differ between the interpreter and the "
+                          "GPU (largest gap {gap:.3g}); the {p:,} programs that wrote them are marked in the grid.").format(
+            n=res.n_differ, total=n_el, gap=max(o.max_abs for o in res.outputs), p=res.programs.size)
+        several = sum(o.n_several + o.n_unwritten for o in res.outputs)
+        if several:
+            text += " " + translate("BackendCompare", "{k:,} of them were written by several programs or none, and "
+                                    "are not marked.").format(k=several)
+    if getattr(res, "not_compared", None):
+        text += " " + translate("BackendCompare", "Not compared: {names} (which of their elements those programs "
+                                "wrote cannot be told).").format(names=", ".join(res.not_compared))
+    return text

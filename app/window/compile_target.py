@@ -14,12 +14,14 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject
 
-from kernels.data.results import CompileFacts, ErrorInfo, KernelInfo, RunResult
+from kernels.data.results import CompileFacts, ErrorInfo, KernelInfo
+
+from .kernel_listener import KernelShownListener
 
 __all__ = ["CompileTargets"]
 
 
-class CompileTargets(QObject):
+class CompileTargets(QObject, KernelShownListener):
     """Connects ``window.compile_view``'s target chooser to ``window.worker``; a controller
     listener (``app.controller.SweepListener``) so a newly shown kernel is compiled too."""
 
@@ -78,15 +80,3 @@ class CompileTargets(QObject):
         target = self.view.current_target()
         if target:
             self._win.defer(lambda: self.compile(target))  # after the panel shows its values
-
-    def run_shown(self, r: RunResult) -> None:
-        pass
-
-    def sweep_started(self, *_: Any) -> None:
-        pass
-
-    def sweep_point(self, *_: Any) -> None:
-        pass
-
-    def sweep_finished(self, *_: Any) -> None:
-        pass

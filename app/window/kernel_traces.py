@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from kernels.data.results import KernelInfo, RunResult
+from kernels.data.results import KernelInfo
 from kernels.data.trace import Trace
+
+from .kernel_listener import KernelShownListener
 
 __all__ = ["MAX_KERNELS", "KernelTraces"]
 
@@ -22,7 +24,7 @@ __all__ = ["MAX_KERNELS", "KernelTraces"]
 MAX_KERNELS = 8
 
 
-class KernelTraces:
+class KernelTraces(KernelShownListener):
     """Registered with ``window.controller.listeners``; keeps what ``window.grid`` drew."""
 
     def __init__(self, window: Any) -> None:
@@ -51,15 +53,3 @@ class KernelTraces:
             del self._traces[info.name]  # the kernel changed since: the old trace would mislead
             return
         self._win.controller.show_trace(tr)
-
-    def run_shown(self, r: RunResult) -> None:
-        pass
-
-    def sweep_started(self, *_: Any) -> None:
-        pass
-
-    def sweep_point(self, *_: Any) -> None:
-        pass
-
-    def sweep_finished(self, *_: Any) -> None:
-        pass

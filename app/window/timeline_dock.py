@@ -23,6 +23,7 @@ from kernels.data.gpu_trace import Timeline
 from views.timeline_view import TimelineView
 
 from .compare import BackendCompare
+from .compile_ahead import CompileAhead
 
 __all__ = ["GpuTraceViews", "TimelineTab"]
 
@@ -107,8 +108,10 @@ class TimelineTab(QObject):
 
 
 class GpuTraceViews:
-    """The Timeline tab and the "Interpreter vs GPU" action of a ``MainWindow``."""
+    """The Timeline tab and the "Interpreter vs GPU" action of a ``MainWindow``, and its compiles
+    ahead of a GPU run (``app.window.compile_ahead``)."""
 
     def __init__(self, window: Any) -> None:
         self.timeline = TimelineTab(window)
         self.compare = BackendCompare(window)
+        self.compile_ahead = CompileAhead(window.controller, window.panel, window)

@@ -50,6 +50,8 @@ class CoarseTrace(Trace):
     full_tensors: list[TensorInfo] = field(default_factory=list)  # the tensors as they are
     lanes_active: np.ndarray | None = None  # int32 [E]: active lanes of each access (elements, not cells)
     full_lanes: int = 0  # active lanes of the whole trace
+    #: names the full trace the worker kept for it (``kernels.data.region``); '' when none is kept
+    region_key: str = ""
 
     def cell_elements(self, tensor: int, cell: int) -> tuple[tuple[int, int], tuple[int, int]]:
         """((first row, last row), (first column, last column)) of the elements of ``cell`` of

@@ -10,7 +10,9 @@ tests, the GPU tests and the H200 check all use them).
 "Interpreter vs GPU" (the window's compare action; the run is ``serve.compare_backends``): the
 same launch on the same seeded inputs both ways; ``differing_elements(a, b, atol, rtol)`` marks
 the output elements that disagree, ``programs_of(differ, writer)`` names the programs that wrote
-them (from the GPU trace's writer map), ``BackendComparison`` is the answer.
+them (from the GPU trace's writer map), ``BackendComparison`` is the answer. A big launch is
+compared on a window of programs (``kernels.gpu_trace.bounded``): ``OutputDiff.of(..., only=)``
+looks at the elements those programs wrote and nothing else.
 """
 
 from __future__ import annotations
@@ -134,15 +136,21 @@ class OutputDiff:
 
     @classmethod
     def of(cls, name: str, interp: np.ndarray, gpu: np.ndarray, writer: np.ndarray | None, atol: float,
-           rtol: float) -> OutputDiff:
+           rtol: float, only: np.ndarray | None = None) -> OutputDiff:
+        """``only`` (bool, the output's shape): compare those elements alone (a window of
+        programs ran under the interpreter: the elements they wrote); ``n_elements`` counts them."""
         differ = differing_elements(gpu, interp, atol, rtol)
         both = ~(np.isnan(np.asarray(interp, np.float64)) | np.isnan(np.asarray(gpu, np.float64)))
+        if only is not None:
+            differ &= only
+            both &= only
         gap = np.abs(np.asarray(interp, np.float64) - np.asarray(gpu, np.float64))[both]
         if writer is not None and writer.shape == differ.shape:
             pids, several, unwritten = programs_of(differ, writer)
         else:  # a map reduced by blocks: the elements are not attributed
             pids, several, unwritten = np.zeros(0, np.int32), 0, 0
-        return cls(name, int(differ.size), int(np.count_nonzero(differ)), float(gap.max()) if gap.size else 0.0,
+        n = int(differ.size) if only is None else int(np.count_nonzero(only))
+        return cls(name, n, int(np.count_nonzero(differ)), float(gap.max()) if gap.size else 0.0,
                    pids, several, unwritten)
 
 
@@ -154,6 +162,12 @@ class BackendComparison(GpuTraceResult):
     outputs: list[OutputDiff] = field(default_factory=list)
     atol: float = 0.0
     rtol: float = 0.0
+    #: the programs compared when not all were ("0–4095"; "" when every program was), of ``n_programs``
+    compared: str = ""
+    n_programs: int = 0
+    n_compared: int = 0  # programs run under the interpreter
+    why_window: str = ""  # "programs" (too many), "time" (the budget ran out), "window" (the request's)
+    not_compared: list[str] = field(default_factory=list)  # outputs whose written elements cannot be told
 
     @property
     def programs(self) -> np.ndarray:

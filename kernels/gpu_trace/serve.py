@@ -6,7 +6,8 @@ trace`` (in this process or in a worker) both call ``serve_trace``.
   maps, plus the schedule (``timeline``); ``maps=False`` with ``timeline``: the schedule only;
 - ``backend="gpu", compare=True``: "interpreter vs GPU" (``compare_backends``): the launch run
   both ways on the same seeded inputs, the outputs compared, the programs that wrote a differing
-  element named (from the GPU trace's writer maps).
+  element named (from the GPU trace's writer maps). The interpreter side is bounded
+  (``kernels.gpu_trace.bounded``): a big launch is compared on a window of programs only.
 
 Without CUDA a GPU request is answered with one line (``require_cuda``'s), never a traceback.
 Never raises: failures come back as the result's ``error`` (an ErrorInfo).
@@ -14,14 +15,16 @@ Never raises: failures come back as the result's ``error`` (an ErrorInfo).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..data.errors import BackendUnavailable, to_error_info
+from ..data.errors import BackendUnavailable, Cancelled, to_error_info
 from ..data.gpu_trace import GpuTraceResult
 from ..data.results import ErrorInfo, Progress
 from ..data.trace import TraceRequest, TraceResult
+from .bounded import COMPARE_BUDGET_S, COMPARE_MAX_PROGRAMS, run_window, written_by
 from .compare import BackendComparison, OutputDiff, writer_of
 from .service import ProgressFn, gpu_trace, gpu_trace_spec, require_cuda
 
@@ -35,10 +38,11 @@ def _refused(request: TraceRequest, message: str) -> TraceResult:
 
 
 def serve_trace(request: TraceRequest, progress: ProgressFn | None = None, cancel: Any = None, *,
-                device: str | None = None) -> TraceResult | GpuTraceResult:
+                device: str | None = None, on_kept: Any = None) -> TraceResult | GpuTraceResult:
     """Serve ``request`` on its backend (see the module doc). ``device="cpu"`` runs a GPU
     request's instrumented build under the interpreter instead (the CPU tests' way to run the very
-    code the GPU runs; no schedule there)."""
+    code the GPU runs; no schedule there). ``on_kept``: a GPU trace's shadow buffers are kept on
+    the device and handed to it (``service.gpu_trace``)."""
     backend = getattr(request, "backend", "interpreter")
     if backend not in BACKENDS:
         return _refused(request, f"unknown trace backend {backend!r} (choose interpreter or gpu)")
@@ -56,8 +60,8 @@ def serve_trace(request: TraceRequest, progress: ProgressFn | None = None, cance
         except BackendUnavailable as e:
             return GpuTraceResult(request, error=to_error_info(e))
     if request.compare:
-        return compare_backends(request, device=device, progress=progress)
-    return gpu_trace(request, device=device, progress=progress)
+        return compare_backends(request, device=device, progress=progress, cancel=cancel)
+    return gpu_trace(request, device=device, progress=progress, on_kept=on_kept)
 
 
 def _host(t: Any) -> np.ndarray:
@@ -66,33 +70,31 @@ def _host(t: Any) -> np.ndarray:
     return (t.double() if t.is_floating_point() else t).cpu().numpy()
 
 
-def compare_backends(request: TraceRequest, *, device: str | None = None,
-                     progress: ProgressFn | None = None) -> BackendComparison:
+def compare_backends(request: TraceRequest, *, device: str | None = None, progress: ProgressFn | None = None,
+                     cancel: Callable[[], bool] | None = None, max_programs: int = COMPARE_MAX_PROGRAMS,
+                     budget_s: float = COMPARE_BUDGET_S) -> BackendComparison:
     """Run ``request``'s launch on the GPU (the kernel as written, for its outputs; then its
     instrumented build, for the writer maps) and under the interpreter, on the same seeded
     inputs, and compare every output. Each run may be off the exact answer by the kernel's
     tolerance, so they may differ from each other by twice it; more than that is a difference.
+
+    The interpreter runs the programs of ``request.window`` (else all), at most ``max_programs``
+    of them and for at most ``budget_s`` (``kernels.gpu_trace.bounded``); when that is not every
+    program, only the elements the programs that ran wrote are compared, and ``compared`` names
+    them. ``cancel()`` is polled between stages and before every interpreted program.
     ``device="cpu"``: the "GPU" side runs under the interpreter too (tests). Never raises."""
     try:
-        return _compare(request, device or "cuda", progress)
+        return _compare(request, device or "cuda", progress, cancel, max_programs, budget_s)
     except Exception as e:  # noqa: BLE001 - every failure is reported, the worker keeps serving
         return BackendComparison(request, error=to_error_info(e, "comparing"))
 
 
-def _compare(request: TraceRequest, device: str, progress: ProgressFn | None) -> BackendComparison:
+def _on_device(spec: Any, request: TraceRequest, device: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """(the outputs of the kernel as written, run on ``device``, on the host; the values used)."""
     from ..backends import resolve
-    from ..lookup import get_spec
     from ..prepare import prepare
 
-    def say(stage: str, fraction: float) -> None:
-        if progress is not None:
-            progress(Progress(stage, fraction))
-
-    spec = get_spec(request.kernel, request.user_file)
     on_gpu = device != "cpu"
-    if on_gpu:
-        require_cuda()
-    say("running on the GPU", 0.05)
     gpu_be = resolve("gpu" if on_gpu else "interpreter")
     p = prepare(spec, dict(request.values), gpu_be, request.seed)
     with gpu_be.activate(spec.kernels) as K:
@@ -101,21 +103,47 @@ def _compare(request: TraceRequest, device: str, progress: ProgressFn | None) ->
         import torch
 
         torch.cuda.synchronize()
-    on_device = {name: _host(p.tensors[name]) for name in spec.outputs}
+    return {name: _host(p.tensors[name]) for name in spec.outputs}, p.cfg
+
+
+def _compare(request: TraceRequest, device: str, progress: ProgressFn | None, cancel: Callable[[], bool] | None,
+             max_programs: int, budget_s: float) -> BackendComparison:
+    from ..lookup import get_spec
+
+    def say(stage: str, fraction: float) -> None:
+        if cancel is not None and cancel():
+            raise Cancelled(f"interpreter vs GPU cancelled before {stage}")
+        if progress is not None:
+            progress(Progress(stage, fraction))
+
+    spec = get_spec(request.kernel, request.user_file)
+    if device != "cpu":
+        require_cuda()
+    say("running on the GPU", 0.05)
+    on_device, cfg = _on_device(spec, request, device)
     say("recording the writer maps on the GPU", 0.2)
     got = gpu_trace_spec(spec, dict(request.values), seed=request.seed, device=device, n_sms=request.n_sms,
                          programs_per_sm=request.programs_per_sm)
     say("running under the interpreter", 0.4)
-    cpu_be = resolve("interpreter")
-    q = prepare(spec, dict(request.values), cpu_be, request.seed)
-    with cpu_be.activate(spec.kernels, progress=lambda i, n: say("running under the interpreter",
-                                                                 0.4 + 0.55 * i / max(n, 1))) as K:
-        q.launch(K)
-    atol, rtol = (2.0 * x for x in spec.tolerance(p.cfg))
+
+    def interp_progress(p: Progress) -> None:
+        if progress is not None:
+            progress(Progress(p.stage, 0.4 + 0.55 * p.fraction, p.done, p.total, p.unit))
+
+    ran = run_window(spec, request.values, request.seed, window=request.window, max_programs=max_programs,
+                     budget_s=budget_s, cancel=cancel, progress=interp_progress)
+    atol, rtol = (2.0 * x for x in spec.tolerance(cfg))
     trace = got.trace
-    outputs = []
+    outputs, skipped = [], []
     for name in spec.outputs:
         writer = writer_of(trace, name, on_device[name].shape) if trace is not None else None
-        outputs.append(OutputDiff.of(name, _host(q.tensors[name]), on_device[name], writer, atol, rtol))
+        interp = _host(ran.tensors[name])
+        only = written_by(ran, name, interp, writer) if ran.windowed else None
+        if ran.windowed and only is None:
+            skipped.append(name)
+            only = np.zeros(interp.shape, bool)
+        outputs.append(OutputDiff.of(name, interp, on_device[name], writer, atol, rtol, only=only))
     say("done", 1.0)
-    return BackendComparison(request, trace, got.timeline, got.info, outputs=outputs, atol=atol, rtol=rtol)
+    return BackendComparison(request, trace, got.timeline, got.info, outputs=outputs, atol=atol, rtol=rtol,
+                             compared=ran.text() if ran.windowed else "", n_programs=ran.n_programs,
+                             n_compared=int(ran.pids.size), why_window=ran.why, not_compared=skipped)

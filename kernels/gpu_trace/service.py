@@ -409,10 +409,12 @@ def _add_events(trace: Trace, info: GpuTraceInfo, spec: Any, values: Any, seed: 
 
 
 def gpu_trace(request: TraceRequest, *, timeline_only: bool = False, max_elements: int | None = MAX_MAP_ELEMENTS,
-              device: str | None = None, progress: ProgressFn | None = None) -> GpuTraceResult:
+              device: str | None = None, progress: ProgressFn | None = None,
+              on_kept: Callable[[GpuTrace], Any] | None = None) -> GpuTraceResult:
     """Serve a ``TraceRequest`` on the GPU (``request.window``, if any, picks the programs whose
-    per-access events the interpreter recorder adds). Never raises: failures come back as
-    ``GpuTraceResult.error`` (an ErrorInfo)."""
+    per-access events the interpreter recorder adds). ``on_kept``: the shadow buffers stay on the
+    device and it gets the ``GpuTrace`` (for ``GpuTrace.region``; it releases them). Never raises:
+    failures come back as ``GpuTraceResult.error`` (an ErrorInfo)."""
     try:
         spec = get_spec(request.kernel, request.user_file)
         window = None
@@ -424,7 +426,10 @@ def gpu_trace(request: TraceRequest, *, timeline_only: bool = False, max_element
         timeline_only = timeline_only or not getattr(request, "maps", True)
         got = gpu_trace_spec(spec, request.values, seed=request.seed, timeline_only=timeline_only,
                              max_elements=max_elements, device=device, events_window=window,
-                             n_sms=request.n_sms, programs_per_sm=request.programs_per_sm, progress=progress)
+                             n_sms=request.n_sms, programs_per_sm=request.programs_per_sm, progress=progress,
+                             keep=on_kept is not None and not timeline_only)
+        if got.recording is not None:
+            on_kept(got)
         timeline = got.timeline
         if getattr(request, "timeline", False) and not timeline_only:
             timeline = _light_timeline(spec, request, got.info, device) or timeline

@@ -21,6 +21,22 @@
         <translation>没有 CUDA 设备</translation>
     </message>
     <message>
+        <source>the interpreter&apos;s time budget ran out</source>
+        <translation>解释器的时间预算已用完</translation>
+    </message>
+    <message>
+        <source>the Programs field&apos;s window</source>
+        <translation>“程序”栏给出的窗口</translation>
+    </message>
+    <message>
+        <source>running all of them under the interpreter would take too long</source>
+        <translation>在解释器下全部运行会耗时过长</translation>
+    </message>
+    <message>
+        <source>Compared programs {window} of {n:,} only ({why}).</source>
+        <translation>只比较了 {n:,} 个程序中的 {window}（{why}）。</translation>
+    </message>
+    <message>
         <source>Interpreter and GPU agree on all {n:,} output elements (within {atol:.3g} + {rtol:.3g}×|value|).</source>
         <translation>解释器与 GPU 在全部 {n:,} 个输出元素上一致（容差 {atol:.3g} + {rtol:.3g}×|值|）。</translation>
     </message>
@@ -31,6 +47,10 @@
     <message>
         <source>{k:,} of them were written by several programs or none, and are not marked.</source>
         <translation>其中 {k:,} 个由多个程序写入或无程序写入，未标出。</translation>
+    </message>
+    <message>
+        <source>Not compared: {names} (which of their elements those programs wrote cannot be told).</source>
+        <translation>未比较：{names}（无法判断这些程序写了其中哪些元素）。</translation>
     </message>
 </context>
 <context>
@@ -267,7 +287,7 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     <name>Controller</name>
     <message>
         <source>run</source>
-        <extracomment>a trace of more programs than this records a window of programs instead (or offers one): the interpreter records a few thousand programs a second, so a grid of a million takes minutes and makes a map nobody can read whole the window then: the first this many programs request kinds that keep the worker busy (a &quot;ping&quot; or &quot;infos&quot; does not) request kinds whose answers a view routes itself (the Compile tab&apos;s targets: app.window.compile_target) the request kinds as &quot;{what} cancelled&quot; names them</extracomment>
+        <extracomment>a trace of more programs than this records a window of programs instead (or offers one): the interpreter records a few thousand programs a second, so a grid of a million takes minutes and makes a map nobody can read whole the window then: the first this many programs request kinds that keep the worker busy (a &quot;ping&quot; or &quot;infos&quot; does not) request kinds whose answers a view routes itself (the Compile tab&apos;s targets: app.window.compile_target; regions at full resolution: app.window.full_res) the request kinds as &quot;{what} cancelled&quot; names them</extracomment>
         <translation>运行</translation>
     </message>
     <message>
@@ -856,6 +876,10 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>原子更新</translation>
     </message>
     <message>
+        <source>{verb} by several programs</source>
+        <translation>被多个程序{verb}</translation>
+    </message>
+    <message>
         <source>{verb} by no program</source>
         <translation>没有程序{verb}</translation>
     </message>
@@ -864,12 +888,20 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>由程序 {pid} {xyz} {verb}</translation>
     </message>
     <message>
+        <source>(at full resolution)</source>
+        <translation>（全分辨率）</translation>
+    </message>
+    <message>
         <source>{verb} by {n} programs: {shown}</source>
         <translation>由 {n} 个程序{verb}：{shown}</translation>
     </message>
     <message>
         <source>reads: {r}   writes: {w}</source>
         <translation>读取：{r}   写入：{w}</translation>
+    </message>
+    <message>
+        <source>readers: {n}</source>
+        <translation>读取程序数：{n}</translation>
     </message>
     <message>
         <source>⚠ written by several programs: the result depends on which store lands last (a race) unless they all store the same value.</source>
@@ -1969,6 +2001,10 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
     <message>
         <source>fix the marked parameter first</source>
         <translation>请先修正标出的参数</translation>
+    </message>
+    <message>
+        <source>Full resolution: {why}</source>
+        <translation>全分辨率：{why}</translation>
     </message>
 </context>
 <context>

@@ -18,11 +18,12 @@ import uuid
 from pathlib import Path
 
 import pytest
-from hostile import TAG_VAR, hold_lock, poll, tagged, write
+from hostile import TAG_VAR, hold_lock, tagged, write
 
 pytest.importorskip("PySide6.QtWidgets")
 
 from PySide6.QtTest import QTest  # noqa: E402
+from real_window import make_window, wait_ready, wait_until  # noqa: E402
 
 from app import settings as settings_mod  # noqa: E402
 from app.history import History  # noqa: E402
@@ -32,10 +33,6 @@ from kernels.data.results import RunRequest, RunResult  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 3.0
-
-
-def wait_until(pred, timeout: float = 30.0, what: str = "") -> None:
-    poll(pred, timeout, what, step=lambda: QTest.qWait(20))
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +48,11 @@ def tag():
 @pytest.fixture(scope="module")
 def win(qapp, tmp_path_factory, tag):
     home = tmp_path_factory.mktemp("fault-gui")
-    w = MainWindow(settings=Settings.load(home / "settings.json"), history=History.open(home / "history.db"))
+    w = make_window(home)
     w.settings.timeout_s = TIMEOUT_S
     w.worker.set_timeout(TIMEOUT_S)
     w.show()
-    wait_until(lambda: w.run_action.isEnabled(), 60, "the worker's hello")
+    wait_ready(w)
     w.panel.set_backend("interpreter")
     yield w
     w.close()

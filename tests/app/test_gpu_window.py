@@ -10,9 +10,6 @@ The tests share one window and run in file order.
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -20,35 +17,23 @@ pytest.importorskip("PySide6.QtWidgets")
 pytest.importorskip("pytestqt")
 
 from PySide6.QtTest import QTest  # noqa: E402
+from real_window import make_window, wait_ready, wait_until  # noqa: E402
 
-from app.history import History  # noqa: E402
 from app.main_window import MainWindow  # noqa: E402
-from app.settings import Settings  # noqa: E402
 from kernels.data.gpu_trace import Timeline  # noqa: E402
 from kernels.data.trace import TraceRequest  # noqa: E402
 from kernels.gpu_trace import serve_trace  # noqa: E402
 from kernels.gpu_trace.compare import BackendComparison, OutputDiff  # noqa: E402
 
-START_S = 60
 VALUES = {"N": 2000, "BLOCK_SIZE": 256}  # 8 programs
-
-
-def wait_until(pred, timeout: float = 30.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or pred}")
-        QTest.qWait(20)
 
 
 @pytest.fixture(scope="module")
 def win(qapp, tmp_path_factory):
-    root = Path(tmp_path_factory.mktemp("gpu-window"))
-    w = MainWindow(settings=Settings.load(root / "settings.json"), history=History.open(root / "history.db"),
-                   initial_kernel="vector_add")
+    w = make_window(tmp_path_factory.mktemp("gpu-window"), initial_kernel="vector_add")
     w.resize(1600, 1000)
     w.show()
-    wait_until(lambda: w.run_action.isEnabled(), START_S, "the worker's hello")
+    wait_ready(w)
     yield w
     w.close()
 

@@ -19,7 +19,7 @@ import numpy as np
 import psutil
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtTest import QTest
+from real_window import wait_ready, wait_until
 
 from app.client import worker_processes
 from app.main_window import MainWindow
@@ -30,14 +30,6 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "benchmarks" / "fixtures"
 FAULTY = str(FIXTURES / "faulty_kernels.py")
 TIMEOUT_S = 3.0  # the run timeout the learner set (Run timeout…), short for the endless kernel
-
-
-def wait_until(pred, timeout: float = 30.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or pred}")
-        QTest.qWait(20)
 
 
 _workers = worker_processes
@@ -69,7 +61,7 @@ def win(qapp, damaged_home):
     settings = Settings.load()
     w = MainWindow(settings=settings)
     w.show()
-    wait_until(lambda: w.run_action.isEnabled(), 60, "the worker's hello (Run enabled)")
+    wait_ready(w)
     w.panel.set_backend("interpreter")
     yield w
     w.close()

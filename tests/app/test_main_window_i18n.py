@@ -9,39 +9,21 @@ tests share one window (one worker start) and run in file order; the last one cl
 from __future__ import annotations
 
 import re
-import time
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("PySide6.QtWidgets")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtTest import QTest  # noqa: E402
+from real_window import make_window, wait_ready, wait_until  # noqa: E402
 
-from app.history import History  # noqa: E402
 from app.main_window import MainWindow  # noqa: E402
-from app.settings import Settings  # noqa: E402
 from app.window.dialogs import SweepDialog  # noqa: E402
 from kernels.lessons.texts import list_lessons  # noqa: E402
 from views import i18n  # noqa: E402
 from views.i18n_check import english_words, menu_texts, visible_texts  # noqa: E402
 
-START_S = 60  # a worker start is ~3 s here; CI machines can be much slower
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-def wait_until(pred, timeout: float = 30.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or pred}")
-        QTest.qWait(20)
-
-
-def make_window(root: Path, autostart: bool = True) -> MainWindow:
-    return MainWindow(settings=Settings.load(root / "settings.json"), history=History.open(root / "history.db"),
-                      autostart=autostart)
 
 
 def window_texts(win: MainWindow) -> list[tuple[str, str]]:
@@ -114,7 +96,7 @@ def test_the_window_speaks_chinese_before_the_worker_answers(win):
 def test_after_a_run_and_a_trace_nothing_is_left_in_english(qtbot, win):
     # breaks if the controller's messages (stage, status line, trace caption) or the labels the
     # worker's hello fills in (device, worker state) stay English once the window is at work
-    wait_until(lambda: win.run_action.isEnabled(), START_S, "the worker's hello (Run enabled)")
+    wait_ready(win)
     assert win.select_kernel("vector_add", {"BLOCK_SIZE": 256, "N": 1000})
     win.panel.set_backend("interpreter")
     win.run()

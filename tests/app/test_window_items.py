@@ -9,8 +9,6 @@ would see go wrong if it failed.
 from __future__ import annotations
 
 import textwrap
-import time
-from pathlib import Path
 
 import pytest
 
@@ -18,31 +16,11 @@ pytest.importorskip("PySide6.QtWidgets")
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtTest import QTest  # noqa: E402
+from real_window import make_window, pick, wait_ready, wait_until  # noqa: E402
 
-from app.history import History  # noqa: E402
 from app.main_window import MainWindow  # noqa: E402
-from app.settings import Settings  # noqa: E402
 
-START_S = 60
 COMPILE_S = 120  # a first compile for a target starts Triton's compiler and ptxas: seconds here
-
-
-def wait_until(pred, timeout: float = 30.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or pred}")
-        QTest.qWait(20)
-
-
-def pick(qtbot, win: MainWindow, name: str) -> None:
-    """Click a kernel in the picker list, as a person would."""
-    lst = win.picker.list
-    index = lst.model().index(win.picker.kernel_names().index(name), 0)
-    lst.scrollTo(index)
-    qtbot.mouseClick(lst.viewport(), Qt.MouseButton.LeftButton, pos=lst.visualRect(index).center())
-    wait_until(lambda: win.session.kernel == name, 5, f"{name} selected")
 
 
 def choose_target(qtbot, win: MainWindow, target: str) -> None:
@@ -61,11 +39,10 @@ def wait_compiled(win: MainWindow, target: str) -> None:
 
 @pytest.fixture(scope="module")
 def win(qapp, tmp_path_factory):
-    home: Path = tmp_path_factory.mktemp("window-items")
-    w = MainWindow(settings=Settings.load(home / "settings.json"), history=History.open(home / "history.db"))
+    w = make_window(tmp_path_factory.mktemp("window-items"))
     w.resize(1366, 768)
     w.show()
-    wait_until(lambda: w.run_action.isEnabled(), START_S, "the worker's hello (Run enabled)")
+    wait_ready(w)
     yield w
     w.close()
 

@@ -20,3 +20,20 @@ def _collect_garbage():
     '_sizeHint'`` inside a later ``addItem``). Deleting the widgets here instead crashed Qt."""
     yield
     gc.collect()
+
+
+@pytest.fixture
+def on_screen(qtbot):
+    """``on_screen(widget, width, height)``: the widget as a test looks at it — owned by ``qtbot``
+    (closed after the test), at that size, shown; with ``exposed=True`` also mapped on the
+    (offscreen) screen before the test goes on, for tests that read painted positions."""
+
+    def show(widget, width: int, height: int, *, exposed: bool = False):
+        qtbot.addWidget(widget)
+        widget.resize(width, height)
+        widget.show()
+        if exposed:
+            qtbot.waitExposed(widget)
+        return widget
+
+    return show

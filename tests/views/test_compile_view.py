@@ -13,12 +13,8 @@ from views.demo_results import demo_compile_facts
 
 
 @pytest.fixture
-def view(qtbot):
-    v = CompileView()
-    qtbot.addWidget(v)
-    v.resize(760, 560)
-    v.show()
-    return v
+def view(on_screen):
+    return on_screen(CompileView(), 760, 560)
 
 
 def test_facts_and_tabs(view):

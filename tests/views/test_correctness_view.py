@@ -15,12 +15,8 @@ from views.demo_results import demo_check
 
 
 @pytest.fixture
-def view(qtbot):
-    v = CorrectnessView()
-    qtbot.addWidget(v)
-    v.resize(900, 480)
-    v.show()
-    return v
+def view(on_screen):
+    return on_screen(CorrectnessView(), 900, 480)
 
 
 def test_failing_check_shows_fail_and_counts(view):

@@ -12,13 +12,8 @@ from views.grid_view import GridView
 
 
 @pytest.fixture
-def view(qtbot):
-    v = GridView()
-    qtbot.addWidget(v)
-    v.resize(1100, 850)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
+def view(on_screen):
+    return on_screen(GridView(), 1100, 850, exposed=True)
 
 
 def test_a_reduced_trace_is_drawn_and_hovered_in_elements(qtbot, view):

@@ -106,13 +106,8 @@ def test_labels_go_where_their_tile_is_big_enough():
 
 # ------------------------------------------------------------------ the widget
 @pytest.fixture
-def view(qtbot):
-    v = GridView()
-    qtbot.addWidget(v)
-    v.resize(1600, 1000)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
+def view(on_screen):
+    return on_screen(GridView(), 1600, 1000, exposed=True)
 
 
 def _show(qtbot, view: GridView, trace) -> None:

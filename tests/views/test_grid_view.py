@@ -41,13 +41,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def view(qtbot):
-    v = GridView()
-    qtbot.addWidget(v)
-    v.resize(1100, 850)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
+def view(on_screen):
+    return on_screen(GridView(), 1100, 850, exposed=True)
 
 
 def _show(qtbot, view: GridView, trace) -> None:

@@ -13,11 +13,8 @@ from views.history_view import COLUMNS, HistoryView, history_row
 
 
 @pytest.fixture
-def view(qtbot):
-    v = HistoryView()
-    qtbot.addWidget(v)
-    v.resize(1000, 360)
-    v.show()
+def view(on_screen):
+    v = on_screen(HistoryView(), 1000, 360)
     v.set_rows(demo_history_rows(3))
     return v
 

@@ -13,12 +13,8 @@ from views.kernel_picker import KernelPicker
 
 
 @pytest.fixture
-def picker(qtbot):
-    w = KernelPicker(demo_kernels())
-    qtbot.addWidget(w)
-    w.resize(320, 420)
-    w.show()
-    return w
+def picker(on_screen):
+    return on_screen(KernelPicker(demo_kernels()), 320, 420)
 
 
 def test_lists_every_kernel_in_order(picker):

@@ -30,14 +30,9 @@ def folders(tmp_path):
 
 
 @pytest.fixture
-def make_view(qtbot, folders):
+def make_view(on_screen, folders):
     def make(lang: str = "en") -> LessonView:
-        v = LessonView(*folders, lang=lang)
-        qtbot.addWidget(v)
-        v.resize(1366, 768)
-        v.show()
-        qtbot.waitExposed(v)
-        return v
+        return on_screen(LessonView(*folders, lang=lang), 1366, 768, exposed=True)
 
     return make
 

@@ -32,13 +32,8 @@ def _run(values: dict, nbytes: int, flops: int, ms: float, backend: str = "gpu",
 
 
 @pytest.fixture
-def view(qtbot):
-    v = RooflineView()
-    qtbot.addWidget(v)
-    v.resize(800, 560)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
+def view(on_screen):
+    return on_screen(RooflineView(), 800, 560, exposed=True)
 
 
 def test_points_sit_at_their_arithmetic_intensity(view):

@@ -17,13 +17,8 @@ LOAD_X = FIRST + next(i for i, ln in enumerate(VADD_SOURCE.splitlines()) if "tl.
 
 
 @pytest.fixture
-def view(qtbot):
-    v = SourceView()
-    qtbot.addWidget(v)
-    v.resize(700, 300)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
+def view(on_screen):
+    return on_screen(SourceView(), 700, 300, exposed=True)
 
 
 def _formats_at(view: SourceView, block_no: int, col: int):

@@ -14,12 +14,8 @@ from views.sweep_view import SweepView
 
 
 @pytest.fixture
-def view(qtbot):
-    v = SweepView("GB/s")
-    qtbot.addWidget(v)
-    v.resize(720, 440)
-    v.show()
-    return v
+def view(on_screen):
+    return on_screen(SweepView("GB/s"), 720, 440)
 
 
 def test_one_axis_sweep_fills_the_curve(view):

@@ -42,13 +42,8 @@ def tune() -> SweepResult:
 
 
 @pytest.fixture
-def heatmap(qtbot):
-    w = SweepHeatmap("TFLOP/s")
-    qtbot.addWidget(w)
-    w.resize(900, 600)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+def heatmap(on_screen):
+    return on_screen(SweepHeatmap("TFLOP/s"), 900, 600, exposed=True)
 
 
 def _cell_pos(w: SweepHeatmap, ix: int, iy: int):
@@ -148,13 +143,8 @@ def test_interpreter_cells_are_the_fewest_milliseconds(qtbot, heatmap):
 
 
 @pytest.fixture
-def table(qtbot):
-    w = SweepTable("TFLOP/s")
-    qtbot.addWidget(w)
-    w.resize(1200, 600)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+def table(on_screen):
+    return on_screen(SweepTable("TFLOP/s"), 1200, 600, exposed=True)
 
 
 def test_table_ranks_every_point_with_axes_compile_facts_and_reasons(table, tune):

@@ -18,12 +18,8 @@ from views.throughput_view import ThroughputView
 
 
 @pytest.fixture
-def view(qtbot):
-    v = ThroughputView("GB/s")
-    qtbot.addWidget(v)
-    v.resize(720, 420)
-    v.show()
-    return v
+def view(on_screen):
+    return on_screen(ThroughputView("GB/s"), 720, 420)
 
 
 def test_three_results_three_points_torch_and_peak(view):

@@ -93,6 +93,9 @@ class PlotSlot:
         self.image = pg.ImageItem(axisOrder="row-major")
         self.overlay = pg.ImageItem(axisOrder="row-major")
         self.overlay.setZValue(5)
+        self.detail = pg.ImageItem(axisOrder="row-major")  # a region at full resolution (detail.Detail)
+        self.detail.setZValue(2)
+        self.detail.hide()
         self.marker = QGraphicsRectItem(0, 0, 1, 1)
         pen = QPen(QColor("#000000"))
         pen.setWidthF(2.0)
@@ -101,7 +104,7 @@ class PlotSlot:
         self.marker.setZValue(10)
         self.marker.hide()
         plot.addItem(self.image)
-        for item in (self.overlay, self.marker):
+        for item in (self.overlay, self.detail, self.marker):
             plot.addItem(item, ignoreBounds=True)
         self.scatter: pg.ScatterPlotItem | None = None  # the program grid's OOB marks
         self.labels: list[pg.TextItem] = []
@@ -124,6 +127,7 @@ class PlotSlot:
         self.plot.setAspectLocked(False)
         self.set_extent(rows, cols)
         self.overlay.hide()
+        self.detail.hide()
         self.marker.hide()
 
     def set_extent(self, rows: int, cols: int) -> None:
@@ -147,6 +151,17 @@ class PlotSlot:
             self.overlay.setImage(image, levels=(0, 255), lut=OVERLAY_LUT, autoLevels=False)
             self.overlay.show()
         self._colour_labels()
+
+    def show_detail(self, image: np.ndarray | None, box: tuple[int, int, int, int] = (0, 0, 1, 1),
+                    lut: np.ndarray | None = None) -> None:
+        """Draw slots ``image`` over image cells ``box`` (x0, y0, x1, y1) of the map (None: none)."""
+        if image is None:
+            self.detail.hide()
+            return
+        self.detail.setImage(image, levels=(0, 255), lut=lut, autoLevels=False)
+        x0, y0, x1, y1 = box
+        self.detail.setRect(QRectF(x0, y0, x1 - x0, y1 - y0))
+        self.detail.show()
 
     def show_marker(self, row: int | None, col: int = 0, width: float | None = None) -> None:
         """Outline cell (row, col) (None: no marker); ``width``: the pen's, if it changes."""
@@ -241,6 +256,7 @@ class GridCanvas:
         self._label_timer.setSingleShot(True)
         self._label_timer.setInterval(0)
         self._label_timer.timeout.connect(self.update_labels)
+        self.range_hooks: list = []  # called when any plot's range or size changes (the view's own checks)
 
     # ------------------------------------------------------------------ the plot pool
     def make_slot(self) -> None:
@@ -255,8 +271,13 @@ class GridCanvas:
             self.prog = slot
         else:
             self.slots.append(slot)
-        slot.vb.sigRangeChanged.connect(lambda *_: self._label_timer.start())
-        slot.vb.sigResized.connect(lambda *_: self._label_timer.start())
+        slot.vb.sigRangeChanged.connect(lambda *_: self._range_changed())
+        slot.vb.sigResized.connect(lambda *_: self._range_changed())
+
+    def _range_changed(self) -> None:
+        self._label_timer.start()
+        for hook in self.range_hooks:
+            hook()
 
     def n_plots(self) -> int:
         return len(self.slots) + (self.prog is not None)

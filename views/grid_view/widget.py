@@ -38,6 +38,7 @@ from .. import theme
 from ..i18n import translate
 from .canvas import GridCanvas
 from .controls import GridControls
+from .full_res import FullResolutionControl
 from .launch import LaunchOrderControl, LaunchPanel
 from .lighting import (
     Target,
@@ -60,14 +61,15 @@ from .text import info_text, oob_header, oob_line, window_text
 __all__ = ["GridView"]
 
 
-class GridView(DrawnQueries, LaunchOrderControl, QWidget):
+class GridView(DrawnQueries, LaunchOrderControl, FullResolutionControl, QWidget):
     """Program grid + per-tensor tile maps of one ``Trace``, with hover, pin and a loop slider.
 
     Signals: ``programHovered(pid)`` (-1 when none), ``elementHovered(tensor, flat_index)``
     (``("", -1)`` when none), ``accessLineHovered(line)`` (the source line of the selected
     access; -1 when none), ``pinnedChanged(bool)``, ``traceApplied(Trace)`` (a trace is drawn
     and can be hovered: at the end of ``set_trace``, or later with ``background=True``),
-    ``traceFailed(str)`` (a background preparation raised; the previous trace stays).
+    ``traceFailed(str)`` (a background preparation raised; the previous trace stays),
+    ``regionWanted(RegionRequest)`` (a reduced map zoomed in wants its elements: ``full_res``).
     """
 
     programHovered = Signal(int)
@@ -76,6 +78,7 @@ class GridView(DrawnQueries, LaunchOrderControl, QWidget):
     pinnedChanged = Signal(bool)
     traceApplied = Signal(object)
     traceFailed = Signal(str)
+    regionWanted = Signal(object)
 
     #: plots made ahead, one per event-loop turn after the view is first shown: a program grid
     #: and three tile maps cover most kernels, so the first trace need not build any
@@ -115,6 +118,7 @@ class GridView(DrawnQueries, LaunchOrderControl, QWidget):
         self._controls = GridControls(self._state)
         self._canvas = GridCanvas()
         self._glw = self._canvas.glw
+        self._init_full_res()
         # many tensors need more height than a window has: scroll rather than squash the maps
         self._scroll = QScrollArea()
         self._scroll.setWidgetResizable(True)
@@ -249,6 +253,7 @@ class GridView(DrawnQueries, LaunchOrderControl, QWidget):
         self._state.set_playing(False)
         self._state.reset(prep.loop_steps, trace.grid[2])
         self._prep = prep
+        self._clear_regions()
         self._flags = [None] * len(prep.panels)
         self._last_line = -1
         self._lut = mode_lut(self._state.mode)
@@ -440,6 +445,7 @@ class GridView(DrawnQueries, LaunchOrderControl, QWidget):
         prep, z = self._prep, self._state.z
         self._canvas.draw_program_grid(prep, slice_pids(prep, z), self._lut, z)
         self._canvas.draw_maps(prep.images, self._lut)
+        self._redraw_regions()
 
     def _on_mode(self, mode: str) -> None:
         self._lut = mode_lut(mode)
@@ -570,7 +576,7 @@ class GridView(DrawnQueries, LaunchOrderControl, QWidget):
 
     def _update_info(self) -> None:
         st = self._state
-        text = info_text(self._prep, st.hover, st.pinned, st.step, st.loop)
+        text = self._exact_text() or info_text(self._prep, st.hover, st.pinned, st.step, st.loop)
         self._info_text = text
         self._show_info()
         if self._show_tooltips and st.hover is not None:
@@ -625,7 +631,11 @@ class GridView(DrawnQueries, LaunchOrderControl, QWidget):
     def _on_mouse_moved(self, scene_pos: QPointF) -> None:
         self._show_tooltips = True
         try:
-            self._set_hover(self._hit(scene_pos))
+            exact, self._exact = self._exact, self._exact_at(scene_pos)
+            target = self._hit(scene_pos)
+            if target == self._state.hover and exact != self._exact and self._prep is not None:
+                self._update_info()  # another element of one cell, seen at full resolution
+            self._set_hover(target)
         finally:
             self._show_tooltips = False
 
@@ -633,6 +643,10 @@ class GridView(DrawnQueries, LaunchOrderControl, QWidget):
         if ev.button() != Qt.MouseButton.LeftButton or self._prep is None:
             return
         target = self._hit(ev.scenePos())
+        if ev.double() and target is not None and target[0] == "element":  # "Show at full resolution"
+            self.unpin()  # the first click of the two pinned it
+            self.show_full_resolution(self._prep.panels[target[1]].info.name)
+            return
         pinned = self._state.pinned
         if pinned is not None and (target is None or target == pinned):
             self.unpin()
