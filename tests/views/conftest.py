@@ -6,6 +6,7 @@ time of the conftest (pytest imports it before any test module of this folder).
 
 import gc
 import os
+import sys
 
 import pytest
 
@@ -17,8 +18,19 @@ def _collect_garbage():
     """After each test, collect Python garbage: a closed view's wrappers, kept alive by reference
     cycles, could otherwise outlive their Qt objects into the next test, where a new item at the
     same address met the stale wrapper (seen once on CI: ``'LabelItem' object has no attribute
-    '_sizeHint'`` inside a later ``addItem``). Deleting the widgets here instead crashed Qt."""
+    '_sizeHint'`` inside a later ``addItem``). Deleting the widgets here instead crashed Qt.
+    A tooltip a test left shown is hidden too: offscreen, a tooltip under the pointer takes the
+    next simulated mouse move."""
     yield
+    if "PySide6.QtWidgets" in sys.modules:
+        from PySide6.QtWidgets import QApplication, QToolTip
+
+        if QApplication.instance() is not None:
+            QToolTip.hideText()  # starts a hide timer; the label itself is hidden now:
+            for w in QApplication.topLevelWidgets():
+                if w.objectName() == "qtooltip_label" and w.isVisible():
+                    w.hide()
+            QApplication.processEvents()
     gc.collect()
 
 
