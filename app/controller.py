@@ -390,8 +390,12 @@ class Controller:
         return gen
 
     def compare_backends(self) -> int | None:
-        """Interpreter vs GPU: the launch both ways, the programs whose outputs differ marked."""
-        return self._submit_trace(self.view.param_values(), None, False, compare=True) if self.can_submit() else None
+        """Interpreter vs GPU: the launch both ways, the programs whose outputs differ marked; the
+        Programs field bounds the interpreter's side (kernels.gpu_trace.bounded bounds it anyway)."""
+        window, why = self.trace_window()
+        if not self.can_submit() or why:
+            return None
+        return self._submit_trace(self.view.param_values(), window, False, compare=True)
 
     def _submit_trace(self, values: dict[str, Any], window: str | None, offer: bool, compare: bool = False) -> int:
         req = self.session.trace_request(values, window)

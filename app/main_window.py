@@ -211,7 +211,7 @@ class MainWindow(QMainWindow):
                                         self.tr("Re-run automatically whenever a parameter changes"), checkable=True,
                                         name="live")
         self.trace_action = self._action(self.tr("Trace"), self.trace, "Ctrl+T",
-                                         self.tr("Record which program touches which element (interpreter)"),
+                                         self.tr("Record which program touches which element"),
                                          name="trace")
         self.sweep_action = self._action(self.tr("Sweep…"), self.open_sweep_dialog, "Ctrl+Shift+S",
                                          self.tr("Run every combination of one or two parameters"), name="sweep")
@@ -688,7 +688,7 @@ class MainWindow(QMainWindow):
         self.run_action.setEnabled(a.run)
         self.sweep_action.setEnabled(a.sweep)
         self.trace_action.setEnabled(a.trace)
-        self.trace_action.setToolTip(self.tr("Record which program touches which element (interpreter)") + " (Ctrl+T)"
+        self.trace_action.setToolTip(self.tr("Record which program touches which element") + " (Ctrl+T)"
                                      + (" — " + self.tr("the Programs field is not a window of programs")
                                         if a.window_bad else ""))
         self.run_action.setToolTip(self.tr("Run the kernel: check it and time it") + " (Ctrl+R)"

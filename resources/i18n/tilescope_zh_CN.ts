@@ -1720,8 +1720,8 @@ Press Trace (Ctrl+T) to run the kernel under the Triton interpreter and record w
         <translation>追踪</translation>
     </message>
     <message>
-        <source>Record which program touches which element (interpreter)</source>
-        <translation>记录哪个程序访问哪个元素（解释器）</translation>
+        <source>Record which program touches which element</source>
+        <translation>记录哪个程序访问哪个元素</translation>
     </message>
     <message>
         <source>Sweep…</source>

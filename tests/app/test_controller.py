@@ -292,3 +292,16 @@ def test_program_counts_come_from_the_grid_formula():
     assert s.programs({"N": 1000, "BLOCK_SIZE": 256}, "vector_add") == 4
     assert s.programs({"N": 1000}, "vector_add") is None  # a value missing: not known
     assert s.programs({"N": 1000, "BLOCK_SIZE": 256}, "gridless") is None
+
+
+def test_compare_sends_the_programs_field_as_its_window_and_refuses_a_bad_one(setup):
+    # breaks if "Interpreter vs GPU" ignored the Programs field (the interpreter would replay
+    # programs the user did not ask for) or sent a window the worker cannot parse
+    c, view, worker = setup
+    view.window = "0:8"
+    gen = c.compare_backends()
+    kind, req = worker.sent[-1][1], worker.sent[-1][2]
+    assert gen is not None and kind == "trace" and req.compare and req.backend == "gpu" and req.window == "0:8"
+    view.window = "zero to eight"
+    n = len(worker.sent)
+    assert c.compare_backends() is None and len(worker.sent) == n
