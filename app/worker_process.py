@@ -203,6 +203,8 @@ class WorkerProcess:
             why = f"the reply stream broke: {e}"
         except (OSError, ValueError) as e:
             why = f"reading the worker failed: {e}"
+        if why and msg_end_is_death(self.popen):
+            why = ""  # the process ended on its own (killed mid-reply): its end says why, not the stream
         if why:
             self.kill()
         # the process ends (or was killed): reap it, then let the owner decide what that means
@@ -215,6 +217,17 @@ class WorkerProcess:
         self.stderr_done.wait(timeout=2.0)
         self.outbox.put(None)  # let the writer thread end too
         self._on_exit(self, rc, why)
+
+
+def msg_end_is_death(popen: subprocess.Popen, wait_s: float = 1.0) -> bool:
+    """Whether a reply stream that broke did so because the process ended: it has exited, or
+    does within ``wait_s`` (a signal that kills the worker while it writes a large reply reaches
+    the reader as a truncated frame before the exit status is there)."""
+    try:
+        popen.wait(timeout=wait_s)
+        return True
+    except subprocess.TimeoutExpired:
+        return False
 
 
 def describe_exit(rc: int | None) -> str:
