@@ -82,9 +82,14 @@ def test_three_axis_constexpr_sweep_reports_every_point_ranks_and_exports():
     for p in res.points:
         assert p.result.ok and p.result.check.passed and p.result.timing.is_interpreter
         assert p.result.values["BLOCK_M"] == p.values["BLOCK_M"] and p.estimate["shared_bytes"] > 0
-    # the top 3 were re-measured (2 rounds) and the winner is the fastest by its re-measurement
+    # the top 3 were re-measured (2 rounds a pass), and more when a pass found a point slower
+    # than at first (then the next by their latest estimate are re-measured too, a bounded
+    # number of passes); the winner is the fastest by its re-measurement
+    from kernels.engine.sweep import MAX_REMEASURE_PASSES
+
     again = [p for p in res.points if p.remeasured is not None]
-    assert len(again) == 3 and all(p.remeasured.n_reps == 2 for p in again)
+    assert 3 <= len(again) <= 3 + (MAX_REMEASURE_PASSES - 1) * 3
+    assert all(p.remeasured.n_reps >= 2 and p.remeasured.n_reps % 2 == 0 for p in again)
     assert "re-measured" in again[0].remeasured.method
     win = res.points[res.best]
     assert win.remeasured is not None and win.timing.median_ms == min(p.timing.median_ms for p in again)
