@@ -8,11 +8,11 @@ No GPU here: the compile is for an explicit target (sm_90), which needs no drive
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
 import torch
+from worker_env import worker_env
 
 from app.client import WorkerClient
 from kernels import compile_target, engine
@@ -30,9 +30,7 @@ def test_the_worker_compiles_ahead_in_the_background_and_keeps_answering(tmp_pat
     # for it), if it does not land in the worker's Triton cache, or if an interpreter run beside
     # a compile breaks either of them
     cache = tmp_path / "triton-cache"
-    env = dict(os.environ, TRITON_CACHE_DIR=str(cache))
-    for var in ("DATA", "CONFIG", "CACHE"):
-        env[f"TILESCOPE_{var}_DIR"] = str(tmp_path / var.lower())
+    env = worker_env(tmp_path, TRITON_CACHE_DIR=str(cache))
     values = {"M": 512, "N": 512, "K": 512, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}
     with WorkerClient(env=env) as client:
         client.call("infos", timeout=300)  # started, the catalog loaded

@@ -8,6 +8,7 @@ import dataclasses
 
 import pytest
 from test_controller import GRIDLESS, FakeView, FakeWorker
+from worker_env import worker_env
 
 from app.controller import Controller
 from app.history import History
@@ -73,15 +74,11 @@ def test_the_real_worker_ships_a_big_trace_reduced_and_the_cli_request_whole(tmp
     # breaks if the worker ignored the window's request and sent every lane and map across the
     # pipe (what made a 4-million-element trace take a minute to appear), or if it reduced what
     # the CLI asked for (its --npz must have every element)
-    import os
-
     from app.client import WorkerClient
     from kernels.data.coarse import CoarseTrace, shipped_bytes, window_request
     from kernels.data.trace import TraceRequest
 
-    env = dict(os.environ)
-    for var in ("DATA", "CONFIG", "CACHE"):
-        env[f"TILESCOPE_{var}_DIR"] = str(tmp_path / var.lower())
+    env = worker_env(tmp_path)
     req = TraceRequest(kernel="vector_add", values={"N": 1 << 16, "BLOCK_SIZE": 1024})
     with WorkerClient(env=env) as client:
         whole = client.call("trace", req, timeout=300)

@@ -4,10 +4,9 @@ refused with one line."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
+from worker_env import worker_env
 
 from app.client import WorkerClient, WorkerError
 from kernels.data.coarse import CoarseTrace, window_request
@@ -22,9 +21,7 @@ def test_the_real_worker_answers_a_region_exactly_and_refuses_stale_or_huge_ones
     # breaks if the worker dropped the full trace it reduced, answered from the cells, answered a
     # region of a trace it no longer keeps (a run needs the memory; a new trace replaces it), or
     # read more than a request may fetch
-    env = dict(os.environ)
-    for var in ("DATA", "CONFIG", "CACHE"):
-        env[f"TILESCOPE_{var}_DIR"] = str(tmp_path / var.lower())
+    env = worker_env(tmp_path)
     req = TraceRequest(kernel="vector_add", values={"N": 1 << 16, "BLOCK_SIZE": 1024})
     with WorkerClient(env=env) as client:
         whole = client.call("trace", req, timeout=300).trace  # the CLI's request: every element, nothing kept

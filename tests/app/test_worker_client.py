@@ -17,6 +17,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from worker_env import worker_env as env_under
 
 from app.client import WorkerClient, WorkerError
 from app.protocol import Reply, Request, encode, read_frame
@@ -84,10 +85,7 @@ class Recorder:
 @pytest.fixture(scope="module")
 def worker_env(tmp_path_factory):
     base = tmp_path_factory.mktemp("worker_dirs")
-    env = dict(os.environ)
-    for var in ("DATA", "CONFIG", "CACHE"):
-        env[f"TILESCOPE_{var}_DIR"] = str(base / var.lower())
-    return env
+    return env_under(base)
 
 
 @pytest.fixture(scope="module")
