@@ -6,8 +6,10 @@
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c "import triton, torch, PySide6; print('triton', triton.__version__, 'torch', torch.__version__, 'PySide6', PySide6.__version__)"
-echo "== click -> plotted point, real window, GPU"
-timeout ${LIVE_S:-90} python3 benchmarks/bench_live_gpu.py --backend gpu --timeout 60 --out $OUT/live_gpu.json 2>&1 | tail -40
+echo "== click -> plotted point, real window, GPU (with compile ahead, and the window grabbed per kernel)"
+mkdir -p $OUT/live_shots
+timeout ${LIVE_S:-150} python3 benchmarks/bench_live_gpu.py --backend gpu --timeout 60 --out $OUT/live_gpu.json \
+    --shots $OUT/live_shots 2>&1 | tail -70
 echo "== GPU trace + timeline in the window"
 mkdir -p $OUT/shots
 timeout ${SHOTS_S:-60} python3 benchmarks/gpu_window_shots.py --out $OUT/shots --timeout 60 2>&1 | tail -30

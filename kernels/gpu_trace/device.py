@@ -16,6 +16,16 @@ Every load, store and atomic of the kernel first calls ``record(pointer, mask, .
   element are not interleaved with another program's (always under the interpreter, which runs
   programs one after the other; on a GPU an upper bound, and 1 exactly when one program read it);
   stores and atomics do the same for writes, atomics also count ``n_atomic``;
+- but first, for a 1-D or 2-D block whose active lanes are a corner rectangle of it (the lanes
+  ``i < r0, j < r1``: what a mask ``offs < N`` leaves), all on a view, at shadow indices exactly
+  ``base + i * s0 + j * s1`` with no index twice but along a broadcast axis (stride 0) (checked
+  lane by lane: one reduction per corner and for the edges, one for the check), writes one *tile*
+  record instead — ``(base, s0, s1, program, op, r0, r1)`` in ``tiles`` — and no per-lane atomic: a matmul
+  reads each element of A and B from dozens of programs, and one record per tile access instead
+  of three atomics per lane is what keeps the recording near the kernel's own speed. The host
+  folds the records into the same maps after the launch (``tiles.fold``); atomics, gathers, other
+  masks, out-of-bounds lanes, scalars, 3-D blocks and records past ``tiles``' capacity take the
+  per-lane path;
 - adds the program's bytes, lanes, masked lanes and out-of-bounds lanes to its row of ``stats``
   (the three lane counts of an access come from one reduction);
 - notes out-of-bounds lanes (addresses in no tensor's storage: switched off, as the interpreter
@@ -39,7 +49,8 @@ import triton
 import triton.language as tl
 
 __all__ = ["record", "begin_clock", "begin_sm", "finish", "linear_pid", "META_ROW", "MAP_NAMES",
-           "N_STATS", "OOB_CAP", "OOB_HEADER", "OOB_ROW", "TIMELINE_ROW", "STAT_NAMES"]
+           "N_STATS", "OOB_CAP", "OOB_HEADER", "OOB_ROW", "TIMELINE_ROW", "STAT_NAMES", "TILE_HEADER",
+           "TILE_ROW"]
 
 # -- buffer layouts (host and device agree on these) -------------------------------------------------
 #: int64 ``meta`` table: row 0 = [S (elements per shadow map), ...]; row 1 + t = tensor t:
@@ -62,6 +73,11 @@ _OH, _OR, _OCAP = tl.constexpr(OOB_HEADER), tl.constexpr(OOB_ROW), tl.constexpr(
 #: int64 ``timeline[pid * TIMELINE_ROW + k]``: start ns, end ns, SM
 TIMELINE_ROW = 4
 _TR = tl.constexpr(TIMELINE_ROW)
+#: int64 ``tiles``: [0] = records claimed, [1] = capacity; record r at TILE_HEADER + r * TILE_ROW:
+#: [base, s0, s1, pid | op << 32, r0, r1] — the access's active lanes are i < r0, j < r1 of its
+#: block, lane (i, j) at shadow index base + i * s0 + j * s1 (a 1-D block: r1 = 1)
+TILE_HEADER, TILE_ROW = 8, 6
+_TH, _TROW = tl.constexpr(TILE_HEADER), tl.constexpr(TILE_ROW)
 _LOAD, _STORE, _ATOMIC = tl.constexpr(0), tl.constexpr(1), tl.constexpr(2)  # kernels.data.trace.OP_*
 
 
@@ -142,15 +158,94 @@ def _note_oob(oob, stats, pid, addr, bad, n_outside, n_view, OP: tl.constexpr, L
 
 
 @triton.jit
-def record(pointer, mask, pid, meta, maps, stats, oob, TABLE: tl.constexpr, OP: tl.constexpr, LINE: tl.constexpr):
-    """Record one access of program ``pid``; returns the mask the access must run with.
-    ``TABLE`` = tensors * 2 + (1 when some view does not cover its whole storage)."""
-    addr = pointer.to(tl.int64)
-    if mask is None:
-        act = addr == addr
+def _tile_of(addr, act):
+    """(the active lanes are one tile, base, s0, s1, r0, r1) of a 1-D or 2-D block of byte
+    addresses: the active lanes are the lanes i < r0, j < r1 (a 1-D block: r1 = 1), lane (i, j)
+    at base + i * s0 + j * s1, no two lanes on one address but along a broadcast axis (stride 0)."""
+    if len(addr.shape) == 1:
+        i = tl.arange(0, addr.shape[0])
+        base = tl.sum(tl.where(i == 0, addr, 0))
+        s0 = base * 0
+        if addr.shape[0] > 1:
+            s0 = tl.sum(tl.where(i == 1, addr, 0)) - base
+        s1 = base * 0
+        r0 = tl.sum(act.to(tl.int32)).to(tl.int64)
+        r1 = r0 * 0 + 1
+        inside = i < r0
+        expect = base + i.to(tl.int64) * s0
+        injective = True  # s0 = 0: every lane the same element (folded as one element read r0 times)
     else:
-        addr, act = tl.broadcast(addr, mask)
-        act = act != 0
+        i = tl.arange(0, addr.shape[0])[:, None]
+        j = tl.arange(0, addr.shape[1])[None, :]
+        base = tl.sum(tl.where((i == 0) & (j == 0), addr, 0))
+        s0 = base * 0
+        s1 = base * 0
+        if addr.shape[0] > 1:
+            s0 = tl.sum(tl.where((i == 1) & (j == 0), addr, 0)) - base
+        if addr.shape[1] > 1:
+            s1 = tl.sum(tl.where((i == 0) & (j == 1), addr, 0)) - base
+        edges = tl.sum(tl.where(j == 0, act, 0).to(tl.int32) + (tl.where(i == 0, act, 0).to(tl.int32) << 15))
+        r0, r1 = (edges & 32767).to(tl.int64), (edges >> 15).to(tl.int64)
+        inside = (i < r0) & (j < r1)
+        expect = base + i.to(tl.int64) * s0 + j.to(tl.int64) * s1
+        a0 = tl.where(s0 < 0, -s0, s0)
+        a1 = tl.where(s1 < 0, -s1, s1)
+        # a zero stride is a broadcast (folded as the other axis read r times); two non-zero
+        # strides must not land two lanes of the tile on one address
+        injective = (a0 == 0) | (a1 == 0) | (a0 >= a1 * r1) | (a1 >= a0 * r0)
+    good = tl.min(tl.where(inside, addr == expect, ~act).to(tl.int32)) == 1
+    return good & injective & (r0 > 0), base, s0, s1, r0, r1
+
+
+@triton.jit
+def _tile_shadow(meta, ok, base, s0, s1, r0, r1, NT: tl.constexpr):
+    """(ok, shadow base, shadow strides) of a tile of byte addresses (scalars): ok when the first
+    tensor whose view touches the tile's bounding box holds all of it (so every lane is where the
+    per-lane ``_locate`` would put it) and the tile is aligned to its elements."""
+    lo_a = base + tl.minimum(s0 * (r0 - 1), 0) + tl.minimum(s1 * (r1 - 1), 0)
+    hi_a = base + tl.maximum(s0 * (r0 - 1), 0) + tl.maximum(s1 * (r1 - 1), 0)
+    holds = ok & False
+    lo_k = base * 0
+    sh_k = base * 0
+    shift = base * 0
+    for i in tl.static_range(NT):
+        row = meta + (NT - i) * _ROW  # last tensor first: the first one touching wins
+        lo = tl.load(row)
+        span = tl.load(row + 1)
+        touches = (hi_a >= lo) & (lo_a < lo + span)
+        holds = tl.where(touches, _within(lo_a, lo, span) & _within(hi_a, lo, span), holds)
+        lo_k = tl.where(touches, lo, lo_k)
+        sh_k = tl.where(touches, tl.load(row + 4), sh_k)
+        shift = tl.where(touches, tl.load(row + 5), shift)
+    mis = (1 << shift) - 1
+    aligned = (((base - lo_k) | s0 | s1) & mis) == 0
+    ok = ok & holds & aligned
+    return ok, sh_k + ((base - lo_k) >> shift), s0 >> shift, s1 >> shift
+
+
+@triton.jit
+def _note_tile(tiles, meta, addr, act, pid, NT: tl.constexpr, OP: tl.constexpr):
+    """Write the access as one tile record when it is one (``_tile_of``, ``_tile_shadow``):
+    (it was, its active lanes)."""
+    ok, base, s0, s1, r0, r1 = _tile_of(addr, act)
+    ok, base, s0, s1 = _tile_shadow(meta, ok, base, s0, s1, r0, r1, NT)
+    slot = tl.atomic_add(tiles, ok.to(tl.int64), sem="relaxed")  # adds 0 (claims nothing) when not a tile
+    ok = ok & (slot < tl.load(tiles + 1))
+    if ok:
+        row = tiles + _TH + slot * _TROW
+        tl.store(row, base)
+        tl.store(row + 1, s0)
+        tl.store(row + 2, s1)
+        tl.store(row + 3, pid.to(tl.int64) + (OP << 32))
+        tl.store(row + 4, r0)
+        tl.store(row + 5, r1)
+    return ok, r0 * r1
+
+
+@triton.jit
+def _lane_by_lane(pointer, addr, act, pid, meta, maps, stats, oob, TABLE: tl.constexpr, OP: tl.constexpr,
+                  LINE: tl.constexpr):
+    """The per-lane path: shadow maps, statistics and out-of-bounds records; the mask to run with."""
     sidx, inside = _locate(addr, meta, TABLE // 2, TABLE % 2)
     valid = act & (sidx >= 0)
     n_valid, n_on, n_outside = _counts(valid, act, act & ~inside)
@@ -161,6 +256,31 @@ def record(pointer, mask, pid, meta, maps, stats, oob, TABLE: tl.constexpr, OP: 
     if n_on > n_valid:
         _note_oob(oob, stats, pid, addr, act & (sidx < 0), n_outside, n_on - n_valid - n_outside, OP, LINE)
     return act & inside
+
+
+@triton.jit
+def record(pointer, mask, pid, meta, maps, stats, oob, tiles, TABLE: tl.constexpr, OP: tl.constexpr,
+           LINE: tl.constexpr):
+    """Record one access of program ``pid``; returns the mask the access must run with.
+    ``TABLE`` = tensors * 2 + (1 when some view does not cover its whole storage)."""
+    addr = pointer.to(tl.int64)
+    if mask is None:
+        act = addr == addr
+    else:
+        addr, act = tl.broadcast(addr, mask)
+        act = act != 0
+    if OP != _ATOMIC and len(addr.shape) >= 1 and len(addr.shape) <= 2:
+        tiled, n_tile = _note_tile(tiles, meta, addr, act, pid, TABLE // 2, OP)
+        if tiled:
+            n_all = n_tile * 0 + addr.numel
+            _note_program(stats, pid, n_tile * (pointer.dtype.element_ty.primitive_bitwidth // 8), n_all - n_tile,
+                          n_all, OP)
+            keep = act
+        else:
+            keep = _lane_by_lane(pointer, addr, act, pid, meta, maps, stats, oob, TABLE, OP, LINE)
+    else:
+        keep = _lane_by_lane(pointer, addr, act, pid, meta, maps, stats, oob, TABLE, OP, LINE)
+    return keep
 
 
 # -- the schedule ---------------------------------------------------------------------------------------

@@ -44,8 +44,8 @@ from . import device
 __all__ = ["Instrumented", "instrument", "KERNEL_PARAMS", "ACCESS_OPS"]
 
 #: the kernel's added parameters (tensors), passed by keyword at the launch
-KERNEL_PARAMS = ("_ts_meta", "_ts_maps", "_ts_stats", "_ts_oob", "_ts_timeline")
-_STATE = ("_ts_pid", "_ts_meta", "_ts_maps", "_ts_stats", "_ts_oob")  # what an access needs
+KERNEL_PARAMS = ("_ts_meta", "_ts_maps", "_ts_stats", "_ts_oob", "_ts_tiles", "_ts_timeline")
+_STATE = ("_ts_pid", "_ts_meta", "_ts_maps", "_ts_stats", "_ts_oob", "_ts_tiles")  # what an access needs
 #: triton.language function -> op code (kernels.data.trace.OP_*); atomic_cas has no mask
 ACCESS_OPS = {"load": 0, "store": 1, "atomic_cas": 2,
               **{f"atomic_{k}": 2 for k in ("add", "max", "min", "and", "or", "xor", "xchg")}}

@@ -6,6 +6,8 @@ shadow index space (``S`` elements) and allocates, on ``device``:
 
 - ``maps``: int32 ``[n_maps, S]`` (``device.MAP_NAMES``), last-reader/writer at -1, the rest 0;
 - ``stats``: int64 ``[P, N_STATS]``; ``oob``: int64 records; ``timeline``: int64 ``[P, 4]``;
+- ``tiles``: int64 tile records (``device.TILE_*``), folded into ``maps`` before they are first
+  read (``tiles.fold``);
 - ``meta``: the int64 table ``device.record`` reads (address ranges, shadow bases).
 
 After the launch, ``tensor_maps(t)`` gives tensor ``t``'s ``TensorMaps`` (its logical elements
@@ -35,6 +37,7 @@ from ..data.trace import (
 )
 from ..interp import TensorArg
 from . import device as dev
+from . import tiles as tiles_
 
 __all__ = ["Recording"]
 
@@ -104,27 +107,42 @@ class Recording:
         self.oob = torch.zeros(dev.OOB_HEADER + dev.OOB_CAP * dev.OOB_ROW if with_maps else 1,
                                dtype=torch.int64, device=device)
         self.timeline = torch.zeros((self.n_programs, dev.TIMELINE_ROW), dtype=torch.int64, device=device)
+        cap = tiles_.capacity(self.S) if with_maps else 0
+        self.tiles = torch.zeros(dev.TILE_HEADER + cap * dev.TILE_ROW, dtype=torch.int64, device=device)
+        self.tiles[1] = cap
+        self.n_tiles: int | None = None  # tile records folded into maps (None: not yet)
 
     @staticmethod
     def nbytes_needed(tensors: list[TensorArg], n_programs: int, n_maps: int) -> int:
         s = sum((a.max_off - a.min_off + 1) if a.info.numel else 0 for a in tensors)
-        return 4 * n_maps * s + 8 * n_programs * (dev.N_STATS + dev.TIMELINE_ROW)
+        folding = (20 * s + 8 * dev.TILE_ROW * tiles_.capacity(s)) if n_maps else 0  # tiles + fold's temporaries
+        return 4 * n_maps * s + 8 * n_programs * (dev.N_STATS + dev.TIMELINE_ROW) + folding
 
     @property
     def nbytes(self) -> int:
-        return sum(t.numel() * t.element_size() for t in (self.meta, self.maps, self.stats, self.oob, self.timeline))
+        return sum(t.numel() * t.element_size() for t in (self.meta, self.maps, self.stats, self.oob, self.timeline,
+                                                                self.tiles))
 
     def kwargs(self, time: bool) -> dict[str, Any]:
         """The instrumented kernel's extra arguments (``rewrite.KERNEL_PARAMS`` and constexprs)."""
         return {"_ts_meta": self.meta, "_ts_maps": self.maps, "_ts_stats": self.stats, "_ts_oob": self.oob,
-                "_ts_timeline": self.timeline, "_TS_TABLE": 2 * len(self.tensors) + int(self.check_storage), "_TS_TIME": bool(time)}
+                "_ts_tiles": self.tiles, "_ts_timeline": self.timeline,
+                "_TS_TABLE": 2 * len(self.tensors) + int(self.check_storage), "_TS_TIME": bool(time)}
 
     def release(self) -> None:
-        for name in ("meta", "maps", "stats", "oob", "timeline"):
+        for name in ("meta", "maps", "stats", "oob", "timeline", "tiles"):
             setattr(self, name, torch.zeros(0))
 
     # -- maps ------------------------------------------------------------------------------------
+    def fold(self) -> int:
+        """Fold the tile records into the maps (once; later calls do nothing): the records folded."""
+        if self.n_tiles is None:
+            self.n_tiles = tiles_.fold(self.tiles, self.maps, self.n_programs) if self.n_maps else 0
+            self.tiles = self.tiles[:dev.TILE_HEADER].clone()  # the records are no longer needed
+        return self.n_tiles
+
     def _raw(self, t: int) -> _Raw:
+        self.fold()
         info = self.tensors[t].info
         base = int(self.bases[t])
 

@@ -84,3 +84,40 @@ def test_the_request_level_call_answers_with_trace_and_timeline():
     assert res.error is None, res.error
     assert res.trace is not None and res.timeline is not None and res.info.events.startswith("interpreter")
     assert set(res.trace.events.program.tolist()) == {0, 1}
+
+
+@pytest.mark.parametrize("script", ["tuple_grid_positional.py", "meta_lambda_reads_arg.py", "matmul_2d.py",
+                                    "autotune_heuristics_two_kernels.py"])
+def test_a_plain_scripts_launch_traced_on_the_gpu_equals_the_interpreter_trace(script):
+    # the plain-script test kernels: captured from the script as written, then the same launch
+    # traced by the GPU recorder and by the interpreter recorder
+    from pathlib import Path
+
+    from kernels.script import open_script
+
+    cap, specs = open_script(str(Path(__file__).parents[1] / "kernels" / "scripts" / script), "gpu")
+    assert cap.error == "", cap.error
+    got = gpu_trace_spec(specs[0], {})
+    ref = trace_spec(specs[0], {}, workers=1)
+    diff = differences(got.trace, ref)
+    assert not diff, "\n".join(diff)
+
+
+def test_tile_records_on_the_gpu_give_the_interpreters_maps_whatever_the_order():
+    # every access of tile_mix is a tile (broadcast, overlapping, reversed, a corner of its block):
+    # folded after the launch, the maps do not depend on the order the GPU ran the programs in
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "kernels"))
+    from test_gpu_trace_tiles import tile_mix
+
+    def launch_on(dev):
+        x = torch.arange(64, dtype=torch.float32, device=dev)
+        out = torch.zeros(4 * 16, device=dev)
+        return lambda K: K(tile_mix)[(4,)](x, out, LD=8, B=4, LANES=False)
+
+    got = gpu_trace_launch(launch_on("cuda"), kernels=(tile_mix,), keep=True)
+    ref = trace_launch(launch_on("cpu"), workers=1, kernels=(tile_mix,))
+    assert not differences(got.trace, ref)
+    assert got.recording.fold() == 4 * 6
