@@ -21,12 +21,14 @@ Compiling for a chosen GPU on a machine without one (``compile_for_target``,
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,8 +151,31 @@ def _run_cuobjdump(option: str, cubin: bytes) -> tuple[str | None, str]:
     return done.stdout, ""
 
 
+#: SASS texts by the cubin's digest: a cuobjdump process takes about half a second, more than the
+#: rest of a live run; the compile ahead (``engine.precompile``) fills it before the Run
+_SASS_KEPT: dict[bytes, str] = {}
+_SASS_KEPT_MAX = 64
+_SASS_LOCK = threading.Lock()
+
+
 def _sass(cubin: bytes, name: str | None) -> tuple[str, str]:
-    """SASS text of a cubin via ``cuobjdump -sass``, without the hex encodings; or ("", why)."""
+    """SASS text of a cubin via ``cuobjdump -sass``, without the hex encodings; or ("", why).
+    Kept per cubin (``_SASS_KEPT``): the same binary is disassembled once per process."""
+    key = hashlib.blake2b(cubin, digest_size=16).digest()
+    with _SASS_LOCK:
+        kept = _SASS_KEPT.get(key)
+    if kept is not None:
+        return kept, ""
+    text, why = _disassemble(cubin)
+    if text:
+        with _SASS_LOCK:
+            _SASS_KEPT[key] = text
+            while len(_SASS_KEPT) > _SASS_KEPT_MAX:
+                _SASS_KEPT.pop(next(iter(_SASS_KEPT)))
+    return text, why
+
+
+def _disassemble(cubin: bytes) -> tuple[str, str]:
     out, why = _run_cuobjdump("-sass", cubin)
     if out is None:
         return "", why

@@ -129,6 +129,10 @@ class GpuTraceInfo:
     derive_s: float = 0.0  # maps and statistics from the shadow arrays, reduction and copy to host
     shadow_bytes: int = 0
     n_sites: int = 0  # loads, stores and atomics rewritten (helpers included)
+    #: launches of the maps build: 1 when every access was a tile record (or needed the per-lane
+    #: path only where it is always compiled in); more when sites flagged it (inputs restored between)
+    passes: int = 1
+    lane_sites: int = 0  # sites whose per-lane path was compiled in for the last launch, of n_sites
     #: per tensor: () when its maps are full resolution, else the block of elements per map cell
     map_strides: list[tuple[int, ...]] = field(default_factory=list)
     events: str = "none"  # where Trace.events came from ("none", or the interpreter window)

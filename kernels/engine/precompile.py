@@ -7,7 +7,9 @@ hands to ``triton.compile`` (``compile_target.compile_inputs``: Triton's own bin
 parser, the ``_run_kwargs`` ``JITFunction.run`` adds, ``_pack_args``) on stand-ins of the
 inputs, and compiles it for the GPU's target into Triton's on-disk cache; the Run's launch then
 finds the binary there (``triton.compile`` with the same source, signature, constants, options
-and target is a cache hit) and only loads it.
+and target is a cache hit) and only loads it. When the Run will read compile facts with the IR
+texts, the binary's SASS is disassembled here too (``compiled._sass`` keeps it per cubin): the
+cuobjdump process takes about 0.5 s, most of a live run's time.
 
 ``JITFunction.warmup`` goes through the same ``run`` (the same binder, ``_pack_args`` and
 ``compile`` call, so the same cache key) but needs a driver for the target: this path also
@@ -77,6 +79,7 @@ def precompile(spec: Any, req: RunRequest, target: Any = None,
     """Compile every launch ``spec`` makes for ``req``'s values into Triton's cache, for
     ``target`` (a ``GPUTarget`` or a name such as "sm_90"; None: the GPU's). Never raises."""
     from ..compile_target import compile_inputs
+    from ..compiled import asm_texts
     from ..tune.pipeline import launches_of
 
     t0 = time.perf_counter()
@@ -91,8 +94,10 @@ def precompile(spec: Any, req: RunRequest, target: Any = None,
         metas, out.inputs = _stand_ins(spec, cfg, live_tensors)
         for jit_fn, args, kwargs in launches_of(spec, cfg, metas, dict(req.launch_options or {})):
             fn, signature, constexprs, attrs, options, gpu_target = compile_inputs(jit_fn, args, kwargs, target)
-            triton.compile(ASTSource(fn, signature, constexprs, attrs), target=gpu_target, options=options)
+            ck = triton.compile(ASTSource(fn, signature, constexprs, attrs), target=gpu_target, options=options)
             out.kernels += 1
+            if req.compile_facts and req.keep_asm:  # the Run's compile facts then find its SASS disassembled
+                asm_texts(ck)
     except Exception as e:  # noqa: BLE001 - the Run compiles (and reports) it itself
         out.error = first_line(to_error_info(e, "compiling").message, 200)
     out.seconds = time.perf_counter() - t0

@@ -49,8 +49,8 @@ import triton
 import triton.language as tl
 
 __all__ = ["record", "begin_clock", "begin_sm", "finish", "linear_pid", "META_ROW", "MAP_NAMES",
-           "N_STATS", "OOB_CAP", "OOB_HEADER", "OOB_ROW", "TIMELINE_ROW", "STAT_NAMES", "TILE_HEADER",
-           "TILE_ROW"]
+           "N_STATS", "FLAG_SITES", "OOB_CAP", "OOB_HEADER", "OOB_ROW", "TIMELINE_ROW", "STAT_NAMES", "TILE_HEADER",
+           "TILE_FLAGS", "TILE_ROW", "lanes_mask"]
 
 # -- buffer layouts (host and device agree on these) -------------------------------------------------
 #: int64 ``meta`` table: row 0 = [S (elements per shadow map), ...]; row 1 + t = tensor t:
@@ -63,7 +63,7 @@ _R_COUNT, _R_LAST, _R_CHANGES = tl.constexpr(0), tl.constexpr(1), tl.constexpr(2
 _W_COUNT, _W_LAST, _W_CHANGES, _A_COUNT = tl.constexpr(3), tl.constexpr(4), tl.constexpr(5), tl.constexpr(6)
 #: int64 ``stats[pid * N_STATS + k]``; lanes and masked lanes share a word (lanes in the low 32 bits:
 #: a program of 2**32 lanes or more would spill into the masked count)
-STAT_NAMES = ("bytes_loaded", "bytes_stored", "lanes + (masked << 32)", "oob")
+STAT_NAMES = ("bytes_loaded", "bytes_stored", "lanes + (masked << 32)", "oob", "tile records")
 N_STATS = 8
 _NS = tl.constexpr(N_STATS)
 #: int64 ``oob``: [0] = records claimed; record r at OOB_HEADER + r * OOB_ROW:
@@ -73,12 +73,26 @@ _OH, _OR, _OCAP = tl.constexpr(OOB_HEADER), tl.constexpr(OOB_ROW), tl.constexpr(
 #: int64 ``timeline[pid * TIMELINE_ROW + k]``: start ns, end ns, SM
 TIMELINE_ROW = 4
 _TR = tl.constexpr(TIMELINE_ROW)
-#: int64 ``tiles``: [0] = records claimed, [1] = capacity; record r at TILE_HEADER + r * TILE_ROW:
-#: [base, s0, s1, pid | op << 32, r0, r1] — the access's active lanes are i < r0, j < r1 of its
-#: block, lane (i, j) at shadow index base + i * s0 + j * s1 (a 1-D block: r1 = 1)
+#: int64 ``tiles``: [1] = records per program (C); program p's record r (r < C; p's claimed count
+#: is ``stats[p, 4]``, which may pass C: those past it took the per-lane path) at
+#: TILE_HEADER + (p * C + r) * TILE_ROW: [base, s0, s1, pid | op << 32, r0, r1] — the access's
+#: active lanes are i < r0, j < r1 of its block, lane (i, j) at shadow index base + i * s0 + j * s1
+#: (a 1-D block: r1 = 1). Each program counts its own records: no atomic is shared by programs
 TILE_HEADER, TILE_ROW = 8, 6
 _TH, _TROW = tl.constexpr(TILE_HEADER), tl.constexpr(TILE_ROW)
+#: ``tiles[TILE_FLAGS]``: bit s set = access site s (s < FLAG_SITES) met an access that is not a
+#: tile while its per-lane path was not compiled in (``LANES``); the host then launches again with
+#: it compiled in (``service``). Sites from FLAG_SITES on always have it (their ``LANES`` bits are
+#: set by every launch: ``lanes_mask``)
+TILE_FLAGS, FLAG_SITES = 2, 62
+_TFLAGS = tl.constexpr(TILE_FLAGS)
 _LOAD, _STORE, _ATOMIC = tl.constexpr(0), tl.constexpr(1), tl.constexpr(2)  # kernels.data.trace.OP_*
+
+
+def lanes_mask(sites: int | None) -> int:
+    """``LANES`` for a launch with the per-lane path compiled into the flagged ``sites`` (a bit
+    mask of ``tiles[TILE_FLAGS]``; None: into every site), always into sites from FLAG_SITES on."""
+    return -1 if sites is None else (int(sites) & ((1 << FLAG_SITES) - 1)) | -(1 << FLAG_SITES)
 
 
 @triton.jit
@@ -158,18 +172,25 @@ def _note_oob(oob, stats, pid, addr, bad, n_outside, n_view, OP: tl.constexpr, L
 
 
 @triton.jit
+def _add4(a0, a1, a2, a3, b0, b1, b2, b3):
+    return a0 + b0, a1 + b1, a2 + b2, a3 + b3
+
+
+@triton.jit
 def _tile_of(addr, act):
     """(the active lanes are one tile, base, s0, s1, r0, r1) of a 1-D or 2-D block of byte
     addresses: the active lanes are the lanes i < r0, j < r1 (a 1-D block: r1 = 1), lane (i, j)
-    at base + i * s0 + j * s1, no two lanes on one address but along a broadcast axis (stride 0)."""
+    at base + i * s0 + j * s1, no two lanes on one address but along a broadcast axis (stride 0).
+    Two reductions over the block: the corners and the edges' lengths together, then the check."""
     if len(addr.shape) == 1:
         i = tl.arange(0, addr.shape[0])
-        base = tl.sum(tl.where(i == 0, addr, 0))
+        zero = addr * 0
+        base, at1, r0, _ = tl.reduce((tl.where(i == 0, addr, 0), tl.where(i == 1, addr, 0), act.to(tl.int64), zero),
+                                     0, _add4)
         s0 = base * 0
-        if addr.shape[0] > 1:
-            s0 = tl.sum(tl.where(i == 1, addr, 0)) - base
         s1 = base * 0
-        r0 = tl.sum(act.to(tl.int32)).to(tl.int64)
+        if addr.shape[0] > 1:
+            s0 = at1 - base
         r1 = r0 * 0 + 1
         inside = i < r0
         expect = base + i.to(tl.int64) * s0
@@ -177,15 +198,19 @@ def _tile_of(addr, act):
     else:
         i = tl.arange(0, addr.shape[0])[:, None]
         j = tl.arange(0, addr.shape[1])[None, :]
-        base = tl.sum(tl.where((i == 0) & (j == 0), addr, 0))
+        edges = tl.where(j == 0, act, 0).to(tl.int64) + (tl.where(i == 0, act, 0).to(tl.int64) << 32)
+        flat: tl.constexpr = addr.shape[0] * addr.shape[1]
+        base, at_i, at_j, edges = tl.reduce(
+            (tl.reshape(tl.where((i == 0) & (j == 0), addr, 0), [flat]),
+             tl.reshape(tl.where((i == 1) & (j == 0), addr, 0), [flat]),
+             tl.reshape(tl.where((i == 0) & (j == 1), addr, 0), [flat]), tl.reshape(edges, [flat])), 0, _add4)
         s0 = base * 0
         s1 = base * 0
         if addr.shape[0] > 1:
-            s0 = tl.sum(tl.where((i == 1) & (j == 0), addr, 0)) - base
+            s0 = at_i - base
         if addr.shape[1] > 1:
-            s1 = tl.sum(tl.where((i == 0) & (j == 1), addr, 0)) - base
-        edges = tl.sum(tl.where(j == 0, act, 0).to(tl.int32) + (tl.where(i == 0, act, 0).to(tl.int32) << 15))
-        r0, r1 = (edges & 32767).to(tl.int64), (edges >> 15).to(tl.int64)
+            s1 = at_j - base
+        r0, r1 = edges & 0xFFFFFFFF, edges >> 32
         inside = (i < r0) & (j < r1)
         expect = base + i.to(tl.int64) * s0 + j.to(tl.int64) * s1
         a0 = tl.where(s0 < 0, -s0, s0)
@@ -224,15 +249,16 @@ def _tile_shadow(meta, ok, base, s0, s1, r0, r1, NT: tl.constexpr):
 
 
 @triton.jit
-def _note_tile(tiles, meta, addr, act, pid, NT: tl.constexpr, OP: tl.constexpr):
-    """Write the access as one tile record when it is one (``_tile_of``, ``_tile_shadow``):
-    (it was, its active lanes)."""
+def _note_tile(tiles, stats, meta, addr, act, pid, NT: tl.constexpr, OP: tl.constexpr):
+    """Write the access as one tile record when it is one (``_tile_of``, ``_tile_shadow``) and
+    the program has room left: (it was, its active lanes)."""
     ok, base, s0, s1, r0, r1 = _tile_of(addr, act)
     ok, base, s0, s1 = _tile_shadow(meta, ok, base, s0, s1, r0, r1, NT)
-    slot = tl.atomic_add(tiles, ok.to(tl.int64), sem="relaxed")  # adds 0 (claims nothing) when not a tile
-    ok = ok & (slot < tl.load(tiles + 1))
+    per = tl.load(tiles + 1)
+    slot = tl.atomic_add(stats + pid.to(tl.int64) * _NS + 4, ok.to(tl.int64), sem="relaxed")  # 0 claims nothing
+    ok = ok & (slot < per)
     if ok:
-        row = tiles + _TH + slot * _TROW
+        row = tiles + _TH + (pid.to(tl.int64) * per + slot) * _TROW
         tl.store(row, base)
         tl.store(row + 1, s0)
         tl.store(row + 2, s1)
@@ -259,10 +285,11 @@ def _lane_by_lane(pointer, addr, act, pid, meta, maps, stats, oob, TABLE: tl.con
 
 
 @triton.jit
-def record(pointer, mask, pid, meta, maps, stats, oob, tiles, TABLE: tl.constexpr, OP: tl.constexpr,
-           LINE: tl.constexpr):
-    """Record one access of program ``pid``; returns the mask the access must run with.
-    ``TABLE`` = tensors * 2 + (1 when some view does not cover its whole storage)."""
+def record(pointer, mask, pid, meta, maps, stats, oob, tiles, TABLE: tl.constexpr, LANES: tl.constexpr,
+           OP: tl.constexpr, SITE: tl.constexpr, LINE: tl.constexpr):
+    """Record one access of program ``pid`` at access site ``SITE``; returns the mask the access
+    must run with. ``TABLE`` = tensors * 2 + (1 when some view does not cover its whole storage);
+    ``LANES``: bit ``SITE`` set = the per-lane path is compiled into this site (see ``FLAG_SITES``)."""
     addr = pointer.to(tl.int64)
     if mask is None:
         act = addr == addr
@@ -270,14 +297,17 @@ def record(pointer, mask, pid, meta, maps, stats, oob, tiles, TABLE: tl.constexp
         addr, act = tl.broadcast(addr, mask)
         act = act != 0
     if OP != _ATOMIC and len(addr.shape) >= 1 and len(addr.shape) <= 2:
-        tiled, n_tile = _note_tile(tiles, meta, addr, act, pid, TABLE // 2, OP)
+        tiled, n_tile = _note_tile(tiles, stats, meta, addr, act, pid, TABLE // 2, OP)
         if tiled:
             n_all = n_tile * 0 + addr.numel
             _note_program(stats, pid, n_tile * (pointer.dtype.element_ty.primitive_bitwidth // 8), n_all - n_tile,
                           n_all, OP)
             keep = act
-        else:
+        elif ((LANES >> SITE) & 1) == 1:
             keep = _lane_by_lane(pointer, addr, act, pid, meta, maps, stats, oob, TABLE, OP, LINE)
+        else:  # not compiled here: say the site needs it, and run the access with every lane off
+            tl.atomic_or(tiles + _TFLAGS, tl.zeros([], tl.int64) + (1 << SITE), sem="relaxed")
+            keep = act & False
     else:
         keep = _lane_by_lane(pointer, addr, act, pid, meta, maps, stats, oob, TABLE, OP, LINE)
     return keep

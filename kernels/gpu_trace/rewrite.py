@@ -46,6 +46,7 @@ __all__ = ["Instrumented", "instrument", "KERNEL_PARAMS", "ACCESS_OPS"]
 #: the kernel's added parameters (tensors), passed by keyword at the launch
 KERNEL_PARAMS = ("_ts_meta", "_ts_maps", "_ts_stats", "_ts_oob", "_ts_tiles", "_ts_timeline")
 _STATE = ("_ts_pid", "_ts_meta", "_ts_maps", "_ts_stats", "_ts_oob", "_ts_tiles")  # what an access needs
+_CONSTS = ("_TS_TABLE", "_TS_LANES")  # the kernel's constexprs an access needs (device.record)
 #: triton.language function -> op code (kernels.data.trace.OP_*); atomic_cas has no mask
 ACCESS_OPS = {"load": 0, "store": 1, "atomic_cas": 2,
               **{f"atomic_{k}": 2 for k in ("add", "max", "min", "and", "or", "xor", "xchg")}}
@@ -136,12 +137,13 @@ def _wrapper_text(name: str, kind: str, params: list[str]) -> str:
     has_mask = kind != "atomic_cas"
     head = ["pointer", "mask"] if has_mask else ["pointer"]
     rest = [p for p in params if p not in head]
-    sig = ", ".join(head + rest + list(_STATE) + ["_TS_TABLE: _ts_constexpr", "_TS_LINE: _ts_constexpr"])
+    sig = ", ".join(head + rest + list(_STATE) + [f"{c}: _ts_constexpr" for c in (*_CONSTS, "_TS_SITE", "_TS_LINE")])
     op = ACCESS_OPS[kind]
     mask = "mask" if has_mask else "None"
     fwd = "".join(f", {p}={p}" for p in rest) + (", mask=_ts_keep" if has_mask else "")
     return (f"def {name}({sig}):\n"
-            f"    _ts_keep = _ts_record(pointer, {mask}, {', '.join(_STATE)}, _TS_TABLE, {op}, _TS_LINE)\n"
+            f"    _ts_keep = _ts_record(pointer, {mask}, {', '.join(_STATE)}, {', '.join(_CONSTS)}, {op}, _TS_SITE, "
+            "_TS_LINE)\n"
             f"    {'' if kind == 'store' else 'return '}_ts_tl.{kind}(pointer{fwd})\n")  # a store returns nothing
 
 
@@ -165,7 +167,7 @@ class _Sites(ast.NodeTransformer):
             name = self.b.helper(obj, py, self.file)
             if name is not None:
                 node.func = ast.Name(name, ast.Load())
-                node.keywords += [ast.keyword(s, ast.Name(s, ast.Load())) for s in (*_STATE, "_TS_TABLE")]
+                node.keywords += [ast.keyword(s, ast.Name(s, ast.Load())) for s in (*_STATE, *_CONSTS)]
                 node.keywords.append(ast.keyword("_TS_LINE", self._line(node)))
         return node
 
@@ -183,13 +185,14 @@ class _Sites(ast.NodeTransformer):
         if name is None:
             name = self.file.wrappers[key] = f"_ts_{kind}_{len(self.file.wrappers)}"
             self.file.texts.append(_wrapper_text(name, kind, params))
+        site = self.b.n_sites
         self.b.n_sites += 1
         self.b.has_atomics |= kind.startswith("atomic")
         args = [bound["pointer"]]
         if kind != "atomic_cas":
             args.append(bound.get("mask", ast.Constant(None)))
         args += [bound[p] for p in params if p not in ("pointer", "mask")]
-        args += [ast.Name(s, ast.Load()) for s in (*_STATE, "_TS_TABLE")] + [self._line(node)]
+        args += [ast.Name(s, ast.Load()) for s in (*_STATE, *_CONSTS)] + [ast.Constant(site), self._line(node)]
         return ast.copy_location(ast.Call(ast.Name(name, ast.Load()), args, []), node)
 
 
@@ -269,10 +272,10 @@ class _Builder:
         if self.mode == "maps":
             fdef = _Sites(self, file, py.__globals__, kernel, first - 1).visit(fdef)
         if kernel:
-            _add_params(fdef, list(KERNEL_PARAMS), [("_TS_TABLE", 0), ("_TS_TIME", False)])
+            _add_params(fdef, list(KERNEL_PARAMS), [("_TS_TABLE", 0), ("_TS_LANES", -1), ("_TS_TIME", False)])
             _kernel_frame(fdef)
         else:
-            _add_params(fdef, list(_STATE), [("_TS_TABLE", 0), ("_TS_LINE", 0)])
+            _add_params(fdef, list(_STATE), [("_TS_TABLE", 0), ("_TS_LANES", -1), ("_TS_LINE", 0)])
         ast.fix_missing_locations(fdef)
         text = ast.unparse(fdef) + "\n\n\n" + "\n\n".join(file.texts)
         return self._compile(jit_fn, text, file, kernel)

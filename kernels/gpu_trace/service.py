@@ -124,6 +124,8 @@ class _Launched:
     constexprs: dict[str, Any]
     rec: Recording
     n_sites: int
+    passes: int = 1
+    lane_sites: int = 0
     compiled: Any = None
     compile_s: float = 0.0
     launch_s: float = 0.0
@@ -170,7 +172,7 @@ def _record_launch(fn: Any, grid: Any, args: tuple, kwargs: dict, *, mode: str, 
     if on_gpu:
         import torch
 
-        need = Recording.nbytes_needed(tensors, n_programs, n_maps)
+        need = Recording.nbytes_needed(tensors, n_programs, n_maps) + (_Inputs.nbytes(tensors) if n_maps else 0)
         free = torch.cuda.mem_get_info()[0]
         if need > 0.9 * free:
             raise ResourceError(f"the GPU recorder needs {need / 2**30:.1f} GiB of shadow maps, more than the "
@@ -179,13 +181,68 @@ def _record_launch(fn: Any, grid: Any, args: tuple, kwargs: dict, *, mode: str, 
     kw = {**kwargs, **_maps_options(mode)}
     kw.update(rec.kwargs(time=on_gpu))
     out = _Launched(fn, g3, tensors, scalars, constexprs, rec, inst.n_sites)
-    if not on_gpu:
-        t0 = time.perf_counter()
-        run(inst.fn, grid, args, kw)
-        out.launch_s = time.perf_counter() - t0
+
+    def launch_once(lanes: int) -> None:
+        kw["_TS_LANES"] = lanes
+        if on_gpu:
+            _gpu_launch(inst.fn, grid, args, kw, out)
+        else:
+            t0 = time.perf_counter()
+            run(inst.fn, grid, args, kw)
+            out.launch_s += time.perf_counter() - t0
+
+    if mode != "maps":
+        launch_once(-1)
         return out
-    _gpu_launch(inst.fn, grid, args, kw, out)
+    saved = _Inputs(bound.values())
+    out.passes, out.lane_sites = _maps_passes(launch_once, rec, saved, inst.n_sites)
     return out
+
+
+class _Inputs:
+    """A copy of the storages of a launch's tensors, to run it again on the same inputs."""
+
+    def __init__(self, values: Any) -> None:
+        import torch
+
+        found: dict[tuple, Any] = {}
+        for v in values:
+            for x in (v if isinstance(v, tuple) else (v,)):
+                if isinstance(x, torch.Tensor) and x.untyped_storage().nbytes():
+                    st = x.untyped_storage()
+                    found.setdefault((st.device.type, st.data_ptr()), st)
+        self.saved = [(st, st.clone()) for st in found.values()]
+
+    @staticmethod
+    def nbytes(tensors: list[TensorArg]) -> int:
+        return sum({a.storage_ptr: a.storage_nbytes for a in tensors}.values())
+
+    def restore(self) -> None:
+        for st, copy in self.saved:
+            st.copy_(copy)
+
+
+def _maps_passes(launch_once: Callable[[int], None], rec: Recording, saved: _Inputs, n_sites: int
+                 ) -> tuple[int, int]:
+    """Launch the maps build with the per-lane path compiled into no access site that can do
+    without it (``device.lanes_mask``): it is most of the build's registers and compile time, and
+    a matmul's every access is a tile record. When sites flag that they met an access that is not
+    a tile, launch again on the restored inputs with the per-lane path in those sites (and, should
+    another site flag then — its accesses depend on data the first launch did not load — a third
+    time with it everywhere). (launches, sites with the per-lane path in the last one)."""
+    from .device import FLAG_SITES, lanes_mask
+
+    sites: int | None = 0
+    for n in range(1, 4):
+        launch_once(lanes_mask(sites))
+        flagged = rec.flags()
+        if not flagged:
+            break
+        saved.restore()
+        rec.reset()
+        sites = flagged if n == 1 else None
+    compiled = n_sites if sites is None else bin(sites).count("1") + max(0, n_sites - FLAG_SITES)
+    return n, compiled
 
 
 #: launch options of the maps build: Triton's software pipeliner runs a loop's loads (and so the
@@ -212,8 +269,9 @@ def _gpu_launch(fn: Any, grid: Any, args: tuple, kw: dict, out: _Launched) -> No
     out.compiled = fn[grid](*args, **kw)
     end.record()
     torch.cuda.synchronize()
-    out.compile_s, out.launch_s = t1 - t0, time.perf_counter() - t1
-    out.kernel_ms = float(start.elapsed_time(end))
+    out.compile_s += t1 - t0
+    out.launch_s += time.perf_counter() - t1
+    out.kernel_ms = float(start.elapsed_time(end))  # the last launch's
 
 
 def instrumented_launch(launch: Callable[[Any], Any], mode: str, *, device: str = "cuda", launch_index: int = 0,
@@ -242,11 +300,15 @@ def instrumented_launch(launch: Callable[[Any], Any], mode: str, *, device: str 
     rec = Recording(tensors, int(np.prod(g3)), device, 7 if inst.has_atomics else 6, with_maps=mode == "maps")
     kw = {**kwargs, **_maps_options(mode), **rec.kwargs(time=device != "cpu")}
 
-    def again() -> Any:
+    def once(lanes: int) -> Any:
+        kw["_TS_LANES"] = lanes
         if mode == "maps":  # each launch records its tiles afresh (not past the capacity into the per-lane path)
-            rec.tiles[:1].zero_()
+            rec.stats[:, 4].zero_()
         return inst.fn[grid](*args, **kw)
-    return again, rec
+
+    if mode == "maps":  # the build the trace's last launch uses (inputs are not restored: a benchmark)
+        rec.passes, _ = _maps_passes(once, rec, _Inputs(()), inst.n_sites)
+    return (lambda: once(kw["_TS_LANES"])), rec
 
 
 # ---------------------------------------------------------------------------------------------
@@ -322,7 +384,11 @@ def gpu_trace_launch(launch: Callable[[Any], Any], *, kernel: str = "", values: 
     ln = _run_launcher(launch, kernels, mode, device, launch_index)
     name = kernel or ln.fn.fn.__name__
     info = GpuTraceInfo(device=_device_name(on_gpu), mode=mode, compile_s=ln.compile_s, launch_s=ln.launch_s,
-                        kernel_ms=ln.kernel_ms, shadow_bytes=ln.rec.nbytes, n_sites=ln.n_sites)
+                        kernel_ms=ln.kernel_ms, shadow_bytes=ln.rec.nbytes, n_sites=ln.n_sites, passes=ln.passes,
+                        lane_sites=ln.lane_sites)
+    if ln.passes > 1:
+        info.notes.append(f"{ln.lane_sites} of {ln.n_sites} access sites recorded lane by lane: the maps build "
+                          f"ran {ln.passes} times on the same inputs")
     if progress is not None:
         progress(Progress("deriving maps", 0.8))
     t0 = time.perf_counter()

@@ -107,15 +107,32 @@ class Recording:
         self.oob = torch.zeros(dev.OOB_HEADER + dev.OOB_CAP * dev.OOB_ROW if with_maps else 1,
                                dtype=torch.int64, device=device)
         self.timeline = torch.zeros((self.n_programs, dev.TIMELINE_ROW), dtype=torch.int64, device=device)
-        cap = tiles_.capacity(self.S) if with_maps else 0
-        self.tiles = torch.zeros(dev.TILE_HEADER + cap * dev.TILE_ROW, dtype=torch.int64, device=device)
-        self.tiles[1] = cap
+        per = tiles_.per_program(self.S, self.n_programs) if with_maps else 0
+        self.tiles = torch.zeros(dev.TILE_HEADER + self.n_programs * per * dev.TILE_ROW, dtype=torch.int64,
+                                 device=device)
+        self.tiles[1] = per
         self.n_tiles: int | None = None  # tile records folded into maps (None: not yet)
+        self.passes = 1  # launches of the maps build (service._maps_passes)
+
+    def flags(self) -> int:
+        """The access sites that met an access with no per-lane path compiled in (``device.TILE_FLAGS``)."""
+        return int(self.tiles[dev.TILE_FLAGS]) if self.n_maps else 0
+
+    def reset(self) -> None:
+        """Every buffer as before the first launch."""
+        for buf in (self.maps, self.stats, self.oob, self.timeline):
+            buf.zero_()
+        if self.n_maps:
+            self.maps[dev.MAP_NAMES.index("last_reader")] = -1
+            self.maps[dev.MAP_NAMES.index("last_writer")] = -1
+        self.tiles[dev.TILE_FLAGS] = 0
+        self.n_tiles = None
 
     @staticmethod
     def nbytes_needed(tensors: list[TensorArg], n_programs: int, n_maps: int) -> int:
         s = sum((a.max_off - a.min_off + 1) if a.info.numel else 0 for a in tensors)
-        folding = (20 * s + 8 * dev.TILE_ROW * tiles_.capacity(s)) if n_maps else 0  # tiles + fold's temporaries
+        per = tiles_.per_program(s, n_programs)
+        folding = (20 * s + 8 * dev.TILE_ROW * per * n_programs) if n_maps else 0  # tiles + fold's temporaries
         return 4 * n_maps * s + 8 * n_programs * (dev.N_STATS + dev.TIMELINE_ROW) + folding
 
     @property
@@ -127,7 +144,7 @@ class Recording:
         """The instrumented kernel's extra arguments (``rewrite.KERNEL_PARAMS`` and constexprs)."""
         return {"_ts_meta": self.meta, "_ts_maps": self.maps, "_ts_stats": self.stats, "_ts_oob": self.oob,
                 "_ts_tiles": self.tiles, "_ts_timeline": self.timeline,
-                "_TS_TABLE": 2 * len(self.tensors) + int(self.check_storage), "_TS_TIME": bool(time)}
+                "_TS_TABLE": 2 * len(self.tensors) + int(self.check_storage), "_TS_LANES": -1, "_TS_TIME": bool(time)}
 
     def release(self) -> None:
         for name in ("meta", "maps", "stats", "oob", "timeline", "tiles"):
@@ -137,7 +154,8 @@ class Recording:
     def fold(self) -> int:
         """Fold the tile records into the maps (once; later calls do nothing): the records folded."""
         if self.n_tiles is None:
-            self.n_tiles = tiles_.fold(self.tiles, self.maps, self.n_programs) if self.n_maps else 0
+            self.n_tiles = (tiles_.fold(self.tiles, self.maps, self.n_programs, self.stats[:, 4].clamp(max=int(self.tiles[1])))
+                            if self.n_maps else 0)
             self.tiles = self.tiles[:dev.TILE_HEADER].clone()  # the records are no longer needed
         return self.n_tiles
 

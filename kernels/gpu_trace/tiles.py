@@ -30,7 +30,7 @@ import torch
 
 from . import device as dev
 
-__all__ = ["CHUNK", "capacity", "fold"]
+__all__ = ["CHUNK", "capacity", "fold", "per_program"]
 
 #: elements enumerated per scatter (bounds the temporaries of step 2)
 CHUNK = 1 << 25
@@ -44,12 +44,23 @@ def capacity(S: int) -> int:
     return int(min(max(S // 4, 1 << 16), 1 << 24))
 
 
-def fold(tiles: torch.Tensor, maps: torch.Tensor, n_programs: int) -> int:
-    """Fold the records of ``tiles`` (``device.TILE_*`` layout) into ``maps``; the records folded."""
-    n = int(min(int(tiles[0]), int(tiles[1])))
-    if n == 0 or maps.dim() != 2:
+def per_program(S: int, n_programs: int) -> int:
+    """Tile records each of ``n_programs`` programs may write (``capacity`` shared out, rounded up)."""
+    cap = capacity(S)
+    return -(-cap // max(1, int(n_programs))) if cap > 0 else 0
+
+
+def fold(tiles: torch.Tensor, maps: torch.Tensor, n_programs: int, claimed: torch.Tensor) -> int:
+    """Fold the records of ``tiles`` (``device.TILE_*`` layout; ``claimed``: each program's
+    count, ``stats[:, 4]``) into ``maps``; the records folded."""
+    per = int(tiles[1])
+    if per == 0 or maps.dim() != 2 or n_programs == 0:
         return 0
-    rows = tiles[dev.TILE_HEADER:dev.TILE_HEADER + n * dev.TILE_ROW].view(n, dev.TILE_ROW)
+    region = tiles[dev.TILE_HEADER:dev.TILE_HEADER + n_programs * per * dev.TILE_ROW].view(n_programs, per, dev.TILE_ROW)
+    rows = region[torch.arange(per, device=tiles.device)[None, :] < claimed[:, None]]
+    n = rows.shape[0]
+    if n == 0:
+        return 0
     word = rows[:, 3]
     pid = word & 0xFFFFFFFF
     is_read = ((word >> 32) & 0xFF) == 0

@@ -254,6 +254,7 @@ def test_the_instrumented_builds_compile_for_an_h200():
     """sm_90 machine code from this CPU-only machine: both builds compile, the maps build uses
     relaxed atomics, the timeline build reads %globaltimer and %smid and nothing else changes."""
     from kernels.compile_target import available_targets, compile_jit_for_target
+    from kernels.gpu_trace.device import lanes_mask
     from kernels.gpu_trace.service import _tensor_arg
     from kernels.gpu_trace.shadow import Recording
 
@@ -270,3 +271,6 @@ def test_the_instrumented_builds_compile_for_an_h200():
         ptx = compile_jit_for_target(inst.fn, args, kw, target="sm_90").asm["ptx"]
         assert "%globaltimer" in ptx and "%smid" in ptx
         assert ("relaxed" in ptx and "exch" in ptx) == (mode == "maps")
+        if mode == "maps":  # the first launch: tile records only, no per-lane atomics compiled in
+            first = compile_jit_for_target(inst.fn, args, {**kw, "_TS_LANES": lanes_mask(0)}, target="sm_90")
+            assert "exch" not in first.asm["ptx"] and "relaxed.or" in first.asm["ptx"]

@@ -71,9 +71,11 @@ def test_tiles_mixed_with_lane_by_lane_reads_are_exact_but_where_several_program
 
 
 def test_records_past_the_capacity_go_lane_by_lane_and_stay_exact(monkeypatch):
-    got, ref = _traces(capacity=5, monkeypatch=monkeypatch)
+    # 5 records for each of the 4 programs: its five loads; its store (one writer per element) takes
+    # the per-lane path, compiled in by a second launch
+    got, ref = _traces(capacity=18, monkeypatch=monkeypatch)
     assert not differences(got.trace, ref), "\n".join(differences(got.trace, ref))
-    assert got.recording.fold() == 5
+    assert got.recording.fold() == 20 and got.info.passes == 2 and got.info.lane_sites == 1
 
 
 def test_with_no_capacity_at_all_every_access_goes_lane_by_lane(monkeypatch):
@@ -104,15 +106,80 @@ def test_the_fold_counts_distinct_programs_per_tile_and_keeps_one_owner():
     maps = torch.zeros((6, S), dtype=torch.int32)
     maps[1] = -1
     maps[4] = -1
-    rows = [(0, 1, 0, 0), (0, 1, 0, 0), (0, 1, 0, 1), (0, 1, 0, 1), (6, 1, 0, 2)]
+    rows = [(0, 1, 0, 0), (0, 1, 0, 0), (0, 1, 0, 1), (0, 1, 0, 1), (6, 1, 0, 2), (99, 1, 0, 2)]
     tiles = torch.zeros(8 + 6 * len(rows), dtype=torch.int64)
-    tiles[0], tiles[1] = len(rows), len(rows)
+    tiles[1] = 2  # records per program: program p's at rows 2p, 2p + 1
     for k, (base, s0, s1, pid) in enumerate(rows):
         tiles[8 + 6 * k:14 + 6 * k] = torch.tensor([base, s0, s1, pid, 8, 1])  # loads of 8 lanes
-    assert tiles_.fold(tiles, maps, 3) == 5
+    claimed = torch.tensor([2, 2, 1])  # program 2's second row (base 99) was never written
+    assert tiles_.fold(tiles, maps, 3, claimed) == 5
     n_reads, last, changes = maps[0].numpy(), maps[1].numpy(), maps[2].numpy()
     assert n_reads.tolist() == [4] * 6 + [5, 5] + [1] * 6
     readers = (n_reads > 0) + changes
     assert readers.tolist() == [2] * 6 + [3, 3] + [1] * 6
     assert last[8:].tolist() == [2] * 6
     assert (maps[3] == 0).all() and (maps[4] == -1).all() and (maps[5] == 0).all()  # no write touched
+
+
+# ---------------------------------------------------------------------------------------------
+# launches: the per-lane path only where a site asked for it (service._maps_passes)
+
+
+@triton.jit
+def bump_gathered(x_ptr, idx_ptr, B: tl.constexpr):
+    r = tl.program_id(0) * B + tl.arange(0, B)
+    i = tl.load(idx_ptr + r)  # a tile
+    tl.store(x_ptr + i, tl.load(x_ptr + i) + 1.0)  # a gather and a scatter: lane by lane, in place
+
+
+@triton.jit
+def gather_then_maybe(x_ptr, idx_ptr, y_ptr, B: tl.constexpr):
+    r = tl.program_id(0) * B + tl.arange(0, B)
+    v = tl.load(x_ptr + tl.load(idx_ptr + r))  # a gather: off in a launch without its per-lane path
+    if tl.sum(v) > 0:  # reached only when the gather really loaded x
+        tl.store(y_ptr + tl.load(idx_ptr + r), v)
+
+
+def _gather_case(kernel, **extra):
+    perm = torch.tensor([5, 2, 7, 0, 3, 6, 1, 4])
+    x = torch.arange(1, 9, dtype=torch.float32)
+    tensors = {"x_ptr": x, "idx_ptr": perm, **extra}
+
+    def launch(K):
+        K(kernel)[(2,)](*tensors.values(), B=4)
+    return launch, tensors
+
+
+def test_a_kernel_of_tiles_only_is_launched_once_without_the_per_lane_path():
+    got = gpu_trace_spec(REGISTRY.get("vector_add"), CROSS_CHECK_CASES["vector_add"], device="cpu")
+    assert got.info.passes == 1 and got.info.lane_sites == 0 and not got.info.notes
+
+
+def test_a_gather_is_recorded_lane_by_lane_in_a_second_launch_on_restored_inputs():
+    # breaks if the second launch runs on what the first left (x bumped twice), if the first
+    # launch's records leak into the maps, or if the flagged sites are not given the per-lane path
+    launch, t = _gather_case(bump_gathered)
+    x0 = t["x_ptr"].clone()
+    got = gpu_trace_launch(launch, device="cpu", kernels=(bump_gathered,))
+    assert torch.equal(t["x_ptr"], x0 + 1), t["x_ptr"]
+    t["x_ptr"].copy_(x0)
+    ref = trace_launch(launch, workers=1, kernels=(bump_gathered,))
+    assert_same(got.trace, ref)
+    assert got.info.passes == 2 and got.info.lane_sites == 2 and got.info.n_sites == 3
+    assert "2 of 3 access sites recorded lane by lane" in got.info.notes[0]
+
+
+def test_a_site_reached_only_on_real_data_gets_the_per_lane_path_in_a_third_launch():
+    # the first launch switches the gather off (zeros), so the store behind `if sum > 0` is not
+    # reached and cannot ask; the second launch reaches it without its per-lane path
+    launch, _ = _gather_case(gather_then_maybe, y_ptr=torch.zeros(8))
+    got = gpu_trace_launch(launch, device="cpu", kernels=(gather_then_maybe,))
+    ref = trace_launch(launch, workers=1, kernels=(gather_then_maybe,))
+    assert_same(got.trace, ref)
+    assert got.info.passes == 3 and got.info.lane_sites == got.info.n_sites == 4
+    assert (got.trace.maps_of("y_ptr").n_writes == 1).all()
+
+
+def assert_same(gpu, ref) -> None:
+    diff = differences(gpu, ref)
+    assert not diff, "\n".join(diff)

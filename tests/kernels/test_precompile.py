@@ -47,6 +47,27 @@ def _launch_lookup(kernel: str, values: dict, options: dict | None = None):
     return compile_target.compile_jit_for_target(fn, args, kwargs, H100, keep_asm=False)
 
 
+def test_a_config_compiled_ahead_has_its_sass_ready_for_the_runs_compile_facts(cache_dir, monkeypatch):
+    # breaks if the Run's compile facts start a cuobjdump process for a binary compiled ahead
+    # (about 0.5 s on the H200: most of a live run)
+    from kernels import compiled
+
+    if compiled._cuobjdump() is None:
+        pytest.skip("no cuobjdump")
+    monkeypatch.setattr(compiled, "_SASS_KEPT", {})
+    values = {"M": 256, "N": 256, "K": 256, "BLOCK_M": 64, "BLOCK_N": 32}
+    quiet = RunRequest("matmul", {**values, "BLOCK_N": 64}, backend="gpu", compile_facts=False)
+    assert precompile(engine.get_spec("matmul"), quiet, H100).error == ""
+    assert compiled._SASS_KEPT == {}  # no facts asked: nothing disassembled
+    assert precompile(engine.get_spec("matmul"), RunRequest("matmul", values, backend="gpu"), H100).error == ""
+    assert len(compiled._SASS_KEPT) == 1
+    calls = []
+    monkeypatch.setattr(compiled, "_run_cuobjdump", lambda option, data: (calls.append(option), (None, "no"))[1])
+    texts = [compiled._sass(p.read_bytes(), None)[0] for p in sorted(cache_dir.rglob("*.cubin"))]
+    assert len(texts) == 2 and sum(bool(t) for t in texts) == 1  # the config with facts: kept
+    assert calls == ["-sass"]  # the other one would need cuobjdump
+
+
 def test_a_config_compiled_ahead_is_the_entry_the_launch_looks_up(cache_dir):
     values = {"M": 256, "N": 256, "K": 256, "BLOCK_M": 64, "BLOCK_N": 32}
     out = precompile(engine.get_spec("matmul"), RunRequest("matmul", values, backend="gpu"), H100)
