@@ -77,36 +77,62 @@ def _spec(name: str):
     return REGISTRY.get(name)
 
 
-def end_to_end(name: str, values: dict, target_s: float, label: str) -> None:
+def _fresh_cache() -> None:
+    """A new, empty Triton cache for what compiles next, and no instrumented build kept in memory."""
+    from kernels.gpu_trace import rewrite
+
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="tilescope-cold-triton-")
+    rewrite._CACHE.clear()
+
+
+def _run_plainly(p) -> None:
+    """The launch as written (the window's Run before its Trace): compiled, launched, synchronized."""
+    import torch
+
+    p.launch(lambda fn: fn)
+    torch.cuda.synchronize()
+
+
+def end_to_end(name: str, values: dict, target_s: float, label: str, process_cold: bool = False) -> None:
+    """Traced end to end three ways: ``process_cold`` (the first Triton compile of this process,
+    a fresh cache: Triton hashes its own files, builds its driver's helper with gcc), then the first
+    trace after a Run of the kernel as written (a fresh cache for both: the instrumented build is
+    compiled and its launcher built with gcc, as on a user's first Trace), then with both cached."""
     from kernels.backends import resolve
     from kernels.gpu_trace.service import gpu_trace_launch
     from kernels.prepare import prepare
 
     spec = _spec(name)
-    times = []
-    for attempt in ("cold", "warm"):
-        t0 = time.perf_counter()
+    times = {}
+    for attempt in (("process cold",) if process_cold else ()) + ("after a run", "warm"):
+        if attempt != "warm":
+            _fresh_cache()
         p = prepare(spec, values, resolve("gpu"), 0)
+        t0 = time.perf_counter()
+        if attempt == "after a run":
+            _run_plainly(p)
         t1 = time.perf_counter()
         got = gpu_trace_launch(p.launch, kernel=name, values=values, kernels=tuple(spec.kernels))
         t2 = time.perf_counter()
         i = got.info
-        RAW[f"{label}/{attempt}"] = {"prepare_s": t1 - t0, "trace_s": t2 - t1, "compile_s": i.compile_s,
+        RAW[f"{label}/{attempt}"] = {"run_s": t1 - t0, "trace_s": t2 - t1, "compile_s": i.compile_s,
                                      "launch_s": i.launch_s, "kernel_ms": i.kernel_ms, "derive_s": i.derive_s,
                                      "shadow_gib": i.shadow_bytes / 2**30, "map_strides": i.map_strides,
                                      "n_sites": i.n_sites, "passes": i.passes, "lane_sites": i.lane_sites}
-        times.append((t1 - t0, t2 - t1, i))
+        times[attempt] = (t2 - t1, i)
         out = got.trace.maps[-1] if name == "vector_add" else got.trace.maps_of("c_ptr")
         RAW[f"{label}/{attempt}"]["out_written_everywhere"] = bool((out.n_writes > 0).all())
         del got, p
         _free()
-    (prep, cold, i), (_, warm, _) = times
-    split = (f"{i.passes} launch(es): compile {i.compile_s:.2f} + launch {i.launch_s:.2f} (kernel {i.kernel_ms:.0f} ms) + maps "
-             f"{i.derive_s:.2f} s; shadow {i.shadow_bytes / 2**30:.1f} GiB; maps reduced by {i.map_strides[0]}")
-    row(f"{label}: trace end to end, cold compile", f"**{cold:.2f} s** ({split})", f"< {target_s:g} s",
-        cold < target_s)
-    row(f"{label}: the same, compile cached", f"{warm:.2f} s", f"< {target_s:g} s", warm < target_s)
-    row(f"{label}: building the inputs (not counted above)", f"{prep:.2f} s")
+    for attempt, (secs, i) in times.items():
+        split = (f"{i.passes} launch(es): compile {i.compile_s:.2f} + launch {i.launch_s:.2f} (kernel "
+                 f"{i.kernel_ms:.0f} ms) + maps {i.derive_s:.2f} s; shadow {i.shadow_bytes / 2**30:.1f} GiB; maps "
+                 f"reduced by {i.map_strides[0]}")
+        what = {"process cold": "first Triton compile of the process, fresh cache",
+                "after a run": "first trace after a Run of the kernel (instrumented build not cached)",
+                "warm": "instrumented build cached"}[attempt]
+        row(f"{label}: trace end to end, {what}", f"**{secs:.2f} s** ({split})", f"< {target_s:g} s",
+            secs < target_s)
 
 
 def interpreter_ratio(budget_s: float) -> None:
@@ -242,7 +268,8 @@ def main() -> int:
     log(" ".join(f"{k}={v}" for k, v in versions.items()))
     mm = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "num_warps": 8, "num_stages": 3, "dtype": "fp16"}
     section("vector add 2^28", lambda: end_to_end(
-        "vector_add", {"N": 1 << 28, "BLOCK_SIZE": 1024, "dtype": "fp32"}, 1.0, "vector add fp32 2^28"))
+        "vector_add", {"N": 1 << 28, "BLOCK_SIZE": 1024, "dtype": "fp32"}, 1.0, "vector add fp32 2^28",
+        process_cold=True))
     section("matmul 8192^3", lambda: end_to_end(
         "matmul", {"M": 8192, "N": 8192, "K": 8192, "dtype": "fp16"}, 3.0, "matmul 8192³ fp16 (64×64×32 tiles)"))
     section("interpreter ratio", lambda: interpreter_ratio(args.interp_budget))

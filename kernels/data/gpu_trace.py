@@ -132,7 +132,7 @@ class GpuTraceInfo:
     #: launches of the maps build: 1 when every access was a tile record (or needed the per-lane
     #: path only where it is always compiled in); more when sites flagged it (inputs restored between)
     passes: int = 1
-    lane_sites: int = 0  # sites whose per-lane path was compiled in for the last launch, of n_sites
+    lane_sites: int = 0  # sites given the per-lane path for the last launch (atomics, scalars, 3-D: always)
     #: per tensor: () when its maps are full resolution, else the block of elements per map cell
     map_strides: list[tuple[int, ...]] = field(default_factory=list)
     events: str = "none"  # where Trace.events came from ("none", or the interpreter window)

@@ -25,7 +25,11 @@ Every load, store and atomic of the kernel first calls ``record(pointer, mask, .
   of three atomics per lane is what keeps the recording near the kernel's own speed. The host
   folds the records into the same maps after the launch (``tiles.fold``); atomics, gathers, other
   masks, out-of-bounds lanes, scalars, 3-D blocks and records past ``tiles``' capacity take the
-  per-lane path;
+  per-lane path — where it is compiled in: a launch's constexpr ``LANES`` says which access sites
+  have it (a site without it that meets such an access flags itself in ``tiles[TILE_FLAGS]`` and
+  runs the access with every lane off; the host launches again with the path compiled into the
+  flagged sites, ``service._maps_passes``). Compiled into every site, the per-lane path is most of
+  the build's registers and compile time, and a matmul never takes it;
 - adds the program's bytes, lanes, masked lanes and out-of-bounds lanes to its row of ``stats``
   (the three lane counts of an access come from one reduction);
 - notes out-of-bounds lanes (addresses in no tensor's storage: switched off, as the interpreter

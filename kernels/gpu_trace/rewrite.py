@@ -16,7 +16,10 @@ the result into new ``JITFunction``\\ s; the user's functions and modules are ne
 
 Both modes add the same parameters to the kernel (``KERNEL_PARAMS``, passed by keyword at the
 launch) and compute the linear program id first. ``_TS_TIME`` (constexpr) switches the clock
-reads on; it must be False under the interpreter, which has no inline assembly.
+reads on; it must be False under the interpreter, which has no inline assembly. Each access site
+gets a number (``_TS_SITE``, in the order rewritten, helpers included) and ``_TS_LANES``
+(constexpr, passed down like ``_TS_TABLE``) says which sites have the per-lane path compiled in
+(``device.lanes_mask``; -1: all).
 
 The generated source is written to a file (Triton and the interpreter read a function's source
 through ``inspect``) under the system's temporary folder, named by its hash.
