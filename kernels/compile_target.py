@@ -51,7 +51,8 @@ from .data.errors import CompileError, TilescopeError, first_line, to_error_info
 from .data.params import ValidationError
 from .data.results import CompileFacts
 
-__all__ = ["available_targets", "compile_for_target", "compile_inputs", "compile_jit_for_target", "parse_target"]
+__all__ = ["available_targets", "compile_for_target", "compile_inputs", "compile_jit_for_target", "launcher_builder",
+           "parse_target", "start_triton_warmup"]
 
 #: the oldest capability accepted: the catalog compiles for sm_70 on Triton 3.6 and 3.9, and older
 #: targets are outside what Triton's NVIDIA backend supports
@@ -299,6 +300,55 @@ def compile_inputs(jit_fn: Any, args: tuple | list = (), kwargs: Mapping[str, An
     gpu_target, backend, kw, bound, specialization, options = _bind(fn, tuple(args or ()), kw, cap)
     opts, signature, constexprs, attrs = _pack(fn, backend, kw, bound, specialization, options)
     return fn, signature, constexprs, attrs, dict(opts.__dict__), gpu_target
+
+
+def start_triton_warmup() -> threading.Thread:
+    """Triton's one-time start in a process, on a thread: at its first compile Triton hashes its
+    own install (``triton_key``: libtriton's hundreds of megabytes, about 0.65 s on the H200's
+    host) and imports its Gluon front end. A caller with other work first (building inputs)
+    starts this, and joins it before compiling."""
+
+    def warm() -> None:
+        with contextlib.suppress(Exception):
+            from triton.runtime.cache import triton_key
+
+            triton_key()
+        with contextlib.suppress(Exception):
+            import triton.experimental.gluon  # noqa: F401
+
+    thread = threading.Thread(target=warm, name="tilescope-triton-warmup", daemon=True)
+    thread.start()
+    return thread
+
+
+def launcher_builder(jit_fn: Any, args: tuple | list = (), kwargs: Mapping[str, Any] | None = None
+                     ) -> Callable[[], None] | None:
+    """Triton 3.6 (not 3.9, whose launcher is generic) builds a C launcher for each kernel
+    signature with gcc at the kernel's first launch, into its cache: about 0.3 s on the H200's
+    host, inside the launch. This gives a function that builds that launcher now, from the
+    signature and constants the launch of ``jit_fn(*args, **kwargs)`` on the current GPU will
+    have (derived here, on the calling thread), so it can run on another thread while the kernel
+    compiles; the launch then finds it in the cache. None where this Triton builds no launcher or
+    the launch cannot be derived (the launch then builds it itself, as always)."""
+    try:
+        import triton
+        from triton.backends.nvidia import driver as nv
+
+        make, build = getattr(nv, "make_launcher", None), getattr(nv, "compile_module_from_src", None)
+        if make is None or build is None or not hasattr(nv, "library_dirs"):
+            return None
+        fn, signature, constexprs, _, _, _ = compile_inputs(jit_fn, args, kwargs,
+                                                            triton.runtime.driver.active.get_current_target())
+        constants = {((fn.arg_names.index(k),) if isinstance(k, str) else k): v for k, v in constexprs.items()}
+        src = make(constants, dict(signature), None)
+    except Exception:  # noqa: BLE001 - only a head start: the launch builds it anyway
+        return None
+
+    def build_it() -> None:
+        with contextlib.suppress(Exception):
+            build(src=src, name="__triton_launcher", library_dirs=nv.library_dirs(), include_dirs=nv.include_dirs,
+                  libraries=nv.libraries)
+    return build_it
 
 
 def _compile(fn: Any, args: tuple, kwargs: Mapping[str, Any], cap: int, keep_asm: bool

@@ -258,11 +258,22 @@ def _maps_options(mode: str) -> dict[str, Any]:
 
 def _gpu_launch(fn: Any, grid: Any, args: tuple, kw: dict, out: _Launched) -> None:
     """Compile (timed apart: ``JITFunction.warmup(*args, grid=..., **kwargs)``, the same in Triton
-    3.6 and 3.9), then the launch on CUDA events."""
+    3.6 and 3.9; on 3.6 the kernel's C launcher is built on a thread meanwhile,
+    ``compile_target.launcher_builder``), then the launch on CUDA events."""
+    import threading
+
     import torch
 
+    from ..compile_target import launcher_builder
+
     t0 = time.perf_counter()
+    build = launcher_builder(fn, args, kw) if out.compiled is None else None  # Triton 3.6: gcc, beside the compile
+    helper = threading.Thread(target=build, name="tilescope-launcher", daemon=True) if build else None
+    if helper is not None:
+        helper.start()
     fn.warmup(*args, grid=grid, **kw)
+    if helper is not None:
+        helper.join()
     t1 = time.perf_counter()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
@@ -442,8 +453,12 @@ def gpu_trace_spec(spec: Any, values: dict[str, Any] | None = None, *, seed: int
     if progress is not None:
         progress(Progress("building inputs", 0.0))
     from ..backends import resolve
+    from ..compile_target import start_triton_warmup
 
+    warming = start_triton_warmup() if on_gpu else None  # beside the inputs
     p = prepare(spec, dict(values or {}), resolve("gpu") if on_gpu else _CPU, seed)
+    if warming is not None:
+        warming.join()
     shown = {k: v for k, v in p.cfg.items() if not str(k).startswith("_")}
     got = gpu_trace_launch(p.launch, kernel=spec.name, values=shown, device=device, timeline_only=timeline_only,
                            max_elements=max_elements, launch_index=launch_index, keep=keep,
