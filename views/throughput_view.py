@@ -155,7 +155,9 @@ class ThroughputView(QWidget):
         for name in ("left", "bottom"):
             pi.getAxis(name).setStyle(maxTickLevel=1)
         pi.setLabel("bottom", self.tr("run"))
-        self.legend = pi.addLegend(offset=(-10, 10))
+        # the legend is on the bottom axis' line, after "run" (``_apply_mode``), never a box over
+        # the points: at 1366×768 the plot is ~110 px tall and a box in it covered the newest runs
+        self.legend_names: tuple[str, str] = ("Triton", "torch")
         self.triton_line = pi.plot(pen=pg.mkPen(theme.TRITON, width=1.5), name="Triton")
         self.error_bars = pg.ErrorBarItem(pen=pg.mkPen(theme.TRITON, width=1), beam=0.35)
         pi.addItem(self.error_bars)
@@ -319,6 +321,8 @@ class ThroughputView(QWidget):
         else:
             self.peak_line.hide()
         top = max([peak or 0.0] + ([float(np.nanmax(s["hi"]))] if s.n else []))
+        if peak:
+            top *= 1.25  # room above the peak line for its label, inside the plot
         if s.n:
             self._bounds.setData(x=[x[0], x[-1]], y=[0.0, top])
         else:
@@ -386,13 +390,17 @@ class ThroughputView(QWidget):
         self._shown_mode = (self._mode, self._metric)
         pi = self.plot.getPlotItem()
         if interp:
-            pi.setLabel("left", self.tr("time (ms) — interpreter wall clock"))
-            pi.setTitle(self.tr("Interpreter runs (CPU): milliseconds, lower is better"))
+            pi.setLabel("left", "ms")  # short: the axis is the plot's height (the title and banner say what)
+            title = self.tr("Interpreter runs (CPU): milliseconds, lower is better")
+            self.legend_names = (self.tr("Triton interpreter (ms)"), self.tr("torch on CPU (ms)"))
         else:
             pi.setLabel("left", self._metric)
-            pi.setTitle(self.tr("Throughput per run ({unit}, higher is better)").format(unit=self._metric))
-        self.legend.getLabel(self.torch_line).setText(self.tr("torch on CPU (ms)") if interp else "torch")
-        self.legend.getLabel(self.triton_line).setText(self.tr("Triton interpreter (ms)") if interp else "Triton")
+            title = self.tr("Throughput per run ({unit}, higher is better)").format(unit=self._metric)
+            self.legend_names = ("Triton", "torch")
+        pi.setTitle(title)
+        pi.setLabel("bottom", f"{self.tr('run')}&nbsp;&nbsp;&nbsp;&nbsp;<span style='color:{theme.TRITON}'>&#9679; "
+                    f"{self.legend_names[0]}</span>&nbsp;&nbsp;<span style='color:{theme.TORCH}'>&#9632; "
+                    f"{self.legend_names[1]}</span>")
 
     def _update_summary(self) -> None:
         s = self._series[self._mode]

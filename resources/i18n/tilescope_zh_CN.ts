@@ -2692,10 +2692,6 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>错误：{message}</translation>
     </message>
     <message>
-        <source>time (ms) — interpreter wall clock</source>
-        <translation>时间 (ms) — 解释器墙钟时间</translation>
-    </message>
-    <message>
         <source>Interpreter runs (CPU): milliseconds, lower is better</source>
         <translation>解释器运行（CPU）：毫秒，越低越好</translation>
     </message>

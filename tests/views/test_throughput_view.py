@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtGui import QColor, QFontMetrics, QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
 
 from kernels.data.results import ErrorInfo, RunRequest, RunResult
@@ -251,3 +251,26 @@ def test_redraws_wait_at_least_as_long_as_the_last_frame_took(view):
     view._flush_s, view.plot.last_paint_s = 0.5, 0.5  # a very slow frame: still 4 a second
     view.add_result(demo_run_result())
     assert view._timer.interval() == 250
+
+
+@pytest.mark.parametrize("backend", ["gpu", "interpreter"])
+def test_at_the_laptop_size_the_labels_fit_and_nothing_covers_the_points(on_screen, backend):
+    # breaks if the left axis' label is cut (it read "me (ms) — interpreter wall clo" at 1366×768),
+    # a legend box sits over the newest points, or the peak's label leaves the plot
+    view = on_screen(ThroughputView("GB/s"), 650, 230)  # the Throughput tab in a 1366×768 window
+    for r in demo_run_results(12, backend=backend):
+        view.add_result(r)
+    view.flush()
+    view.plot.grab()  # a paint: the view box applies its auto range then
+    pi = view.plot.getPlotItem()
+    axis = pi.getAxis("left")
+    assert axis.label.boundingRect().width() <= axis.geometry().height(), axis.labelText
+    bottom_axis = pi.getAxis("bottom")
+    assert pi.legend is None and all(name in bottom_axis.labelText for name in view.legend_names)
+    assert bottom_axis.label.boundingRect().width() <= bottom_axis.geometry().width()
+    assert pi.titleLabel.item.boundingRect().width() <= pi.geometry().width()
+    if backend == "gpu":  # room above the peak line for its label, inside the plot
+        assert view.peak_line.isVisible()
+        bottom, top = pi.getViewBox().viewRange()[1]
+        above_px = (top - view.peak_line.value()) / (top - bottom) * pi.getViewBox().height()
+        assert above_px >= QFontMetrics(view.peak_line.label.textItem.font()).height(), above_px
