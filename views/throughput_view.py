@@ -401,6 +401,11 @@ class ThroughputView(QWidget):
         pi.setLabel("bottom", f"{self.tr('run')}&nbsp;&nbsp;&nbsp;&nbsp;<span style='color:{theme.TRITON}'>&#9679; "
                     f"{self.legend_names[0]}</span>&nbsp;&nbsp;<span style='color:{theme.TORCH}'>&#9632; "
                     f"{self.legend_names[1]}</span>")
+        for name in ("left", "bottom"):
+            # pyqtgraph centres an axis' label only when the axis is resized: without this the
+            # interpreter's longer legend stayed where the GPU one had been centred and ran ~40 px
+            # past the plot's right edge at 1366×768
+            pi.getAxis(name).resizeEvent()
 
     def _update_summary(self) -> None:
         s = self._series[self._mode]

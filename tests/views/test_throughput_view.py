@@ -7,8 +7,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import time
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QPointF, QRectF, QSizeF
 from PySide6.QtGui import QColor, QFontMetrics, QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
 
@@ -253,22 +254,57 @@ def test_redraws_wait_at_least_as_long_as_the_last_frame_took(view):
     assert view._timer.interval() == 250
 
 
+#: the Throughput tab's size in the real window's default arrangement, measured with a worker and
+#: a kernel open: (476, 252) in a 1366×768 window, (476, 426) in a 1920×1080 one (the dock's width
+#: does not follow the window's)
+TAB_SIZES = {"1366x768": (476, 252), "1920x1080": (476, 426)}
+
+
+def _visible(what: QRectF | QPointF, within: QRectF) -> bool:
+    return within.adjusted(-0.5, -0.5, 0.5, 0.5).contains(what)
+
+
+def _text_rect(item) -> QRectF:
+    """Where a QGraphicsTextItem's text is in the scene: its bounding box less the document's margin."""
+    m = item.document().documentMargin()
+    return item.sceneBoundingRect().adjusted(m, m, -m, -m)
+
+
+@pytest.mark.parametrize("window", list(TAB_SIZES))
 @pytest.mark.parametrize("backend", ["gpu", "interpreter"])
-def test_at_the_laptop_size_the_labels_fit_and_nothing_covers_the_points(on_screen, backend):
+def test_at_the_window_sizes_the_labels_fit_and_nothing_covers_the_points(on_screen, backend, window):
     # breaks if the left axis' label is cut (it read "me (ms) — interpreter wall clo" at 1366×768),
-    # a legend box sits over the newest points, or the peak's label leaves the plot
-    view = on_screen(ThroughputView("GB/s"), 650, 230)  # the Throughput tab in a 1366×768 window
+    # the legend on the bottom axis runs past the plot's edge (it ended "torch on CPU" without its
+    # "(ms)": pyqtgraph centres an axis label only on a resize, so the interpreter's longer legend
+    # stayed where the GPU one had been centred), a legend sits over the points, or the peak's
+    # label leaves the plot
+    view = on_screen(ThroughputView("GB/s"), *TAB_SIZES[window])  # shown in its GPU form, as the app opens
     for r in demo_run_results(12, backend=backend):
         view.add_result(r)
     view.flush()
     view.plot.grab()  # a paint: the view box applies its auto range then
     pi = view.plot.getPlotItem()
-    axis = pi.getAxis("left")
-    assert axis.label.boundingRect().width() <= axis.geometry().height(), axis.labelText
-    bottom_axis = pi.getAxis("bottom")
-    assert pi.legend is None and all(name in bottom_axis.labelText for name in view.legend_names)
-    assert bottom_axis.label.boundingRect().width() <= bottom_axis.geometry().width()
-    assert pi.titleLabel.item.boundingRect().width() <= pi.geometry().width()
+    view_box = pi.getViewBox().sceneBoundingRect()
+    widget_rect = view.plot.sceneRect()  # what the user sees of the plot
+    left_axis, bottom_axis = pi.getAxis("left"), pi.getAxis("bottom")
+    # no legend, in a box or on the axis' line, covers a plotted point's marker
+    data = view.point_data()
+    markers = [QRectF(view.points.mapToScene(QPointF(x, y)) - QPointF(4, 4), QSizeF(8, 8))
+               for x, y in zip(data["x"], data["y"], strict=True)]
+    assert len(markers) == 12 and all(_visible(m.center(), view_box) for m in markers)
+    legends = [_text_rect(bottom_axis.label)] + [i.sceneBoundingRect() for i in view.plot.scene().items()
+                                                 if isinstance(i, pg.LegendItem) and i.isVisible()]
+    assert not [(r, m) for r in legends for m in markers if r.intersects(m)]
+    # the legend: the series' names on the bottom axis' line, under the plot area, whole
+    legend_rect = legends[0]
+    assert all(name in bottom_axis.labelText for name in view.legend_names)
+    assert legend_rect.top() >= view_box.bottom()
+    assert _visible(legend_rect, bottom_axis.sceneBoundingRect()), (legend_rect, bottom_axis.sceneBoundingRect())
+    assert _visible(legend_rect, widget_rect), (legend_rect, widget_rect)
+    # the left axis' label and the title, whole
+    assert left_axis.label.boundingRect().width() <= left_axis.geometry().height(), left_axis.labelText
+    assert _visible(_text_rect(left_axis.label), widget_rect), left_axis.labelText
+    assert _visible(_text_rect(pi.titleLabel.item), widget_rect)
     if backend == "gpu":  # room above the peak line for its label, inside the plot
         assert view.peak_line.isVisible()
         bottom, top = pi.getViewBox().viewRange()[1]
