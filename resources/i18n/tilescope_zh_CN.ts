@@ -2869,4 +2869,88 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>把图导出为 PNG / SVG…</translation>
     </message>
 </context>
+<context>
+    <name>ThreadsView</name>
+    <message>
+        <source>No layout yet: pick a kernel and press Layout. num_warps, block size and dtype changes redraw it.</source>
+        <translation>还没有布局：选择一个 kernel 并按“布局”。更改 num_warps、块大小或 dtype 会重新绘制。</translation>
+    </message>
+    <message>
+        <source>block {shape} · {w} warps × 32 lanes</source>
+        <translation>块 {shape} · {w} 个 warp × 32 条通道</translation>
+    </message>
+    <message>
+        <source>A shared-memory layout: no thread holds it (shared layout: {s})</source>
+        <translation>共享内存布局：没有线程持有它（共享布局：{s}）</translation>
+    </message>
+    <message>
+        <source>Point at an element: its warp, lane, register and its instruction&apos;s sectors.</source>
+        <translation>指向一个元素：显示它的 warp、通道、寄存器以及其指令的扇区数。</translation>
+    </message>
+    <message>
+        <source>shared memory: {wf} wavefronts over {n} instructions (ideal {ideal}) · {c} bank conflicts</source>
+        <translation>共享内存：{n} 条指令共 {wf} 个波前（理想 {ideal}）· {c} 次 bank 冲突</translation>
+    </message>
+    <message>
+        <source>coalescing: not measured (no trace of this access)</source>
+        <translation>合并访问：未测量（此访问没有跟踪记录）</translation>
+    </message>
+    <message>
+        <source>warp {w} ({n})</source>
+        <translation>warp {w}（{n} 个元素）</translation>
+    </message>
+    <message>
+        <source>cells: lane (and registers); odd lanes lighter</source>
+        <translation>格子：通道（及寄存器）；奇数通道颜色较浅</translation>
+    </message>
+    <message>
+        <source>Access:</source>
+        <translation>访问：</translation>
+    </message>
+    <message>
+        <source>Whole tile</source>
+        <translation>整个块</translation>
+    </message>
+    <message>
+        <source>Zoom out to the whole tile (wheel zooms, drag pans)</source>
+        <translation>缩小到整个块（滚轮缩放，拖动平移）</translation>
+    </message>
+    <message>
+        <source>element {name} → warp {w}, lane {l}, register {r} (thread {t})</source>
+        <extracomment>Triton&apos;s own spelling of each parameter (the TTGIR&apos;s), for the header</extracomment>
+        <translation>元素 {name} → warp {w}，通道 {l}，寄存器 {r}（线程 {t}）</translation>
+    </message>
+    <message>
+        <source> · held by {n} threads (broadcast: {more})</source>
+        <translation> · 由 {n} 个线程持有（广播：{more}）</translation>
+    </message>
+    <message>
+        <source> · instruction {i} of program {p}: {s} sectors (ideal {ideal})</source>
+        <translation> · 程序 {p} 的第 {i} 条指令：{s} 个扇区（理想 {ideal}）</translation>
+    </message>
+    <message>
+        <source>  (of {parent})</source>
+        <translation>（源自 {parent}）</translation>
+    </message>
+    <message>
+        <source>{dtype}, in registers (no memory instruction)</source>
+        <translation>{dtype}，位于寄存器中（无内存指令）</translation>
+    </message>
+    <message>
+        <source>scalar: one {dtype} ({bits}-bit) per thread per instruction</source>
+        <translation>标量：每个线程每条指令一个 {dtype}（{bits} 位）</translation>
+    </message>
+    <message>
+        <source>{bits}-bit vectors: {n} × {dtype} per thread</source>
+        <translation>{bits} 位向量：每个线程 {n} × {dtype}</translation>
+    </message>
+    <message>
+        <source>sectors/request {per:.1f} (ideal {ideal:.1f}) · {req} requests, {sec} sectors over {p} programs · {waste} bytes wasted ({eff:.0%} of the bytes moved were used)</source>
+        <translation>每请求扇区数 {per:.1f}（理想 {ideal:.1f}）· {p} 个程序共 {req} 个请求、{sec} 个扇区 · 浪费 {waste} 字节（搬运的字节中 {eff:.0%} 被使用）</translation>
+    </message>
+    <message>
+        <source>{what} · line {line}</source>
+        <translation>{what} · 第 {line} 行</translation>
+    </message>
+</context>
 </TS>

@@ -1,0 +1,194 @@
+"""The Threads view: one program's tile for one access, each element coloured by the warp that
+holds it and labelled with its lane (and register, where the cell is big enough), the layout's
+parameters above, the vector width and the access's coalescing numbers beside it; the pointer on
+an element names its (warp, lane, register) and its address and sector.
+
+Takes the layout engine's ``LayoutResult`` (``kernels.data.layout``, numpy only): ``set_result``
+gives the accesses of a compiled launch (the picker lists them, ``select_line`` picks the one on a
+source line); ``accessChanged(i)`` when the user picks another.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from kernels.data.layout import AccessLayout, LayoutResult
+
+from .canvas import ThreadsCanvas
+from .palette import warp_colour
+from .tile import (
+    Tile,
+    access_name,
+    access_tile,
+    coalescing_text,
+    header_text,
+    hover_text,
+    legend_counts,
+    vector_text,
+)
+
+__all__ = ["ThreadsView"]
+
+
+class ThreadsView(QWidget):
+    accessChanged = Signal(int)  # the user picked access i of the result (its ``index`` order)
+    elementHovered = Signal(int)  # flat element index under the pointer (-1: none)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.result: LayoutResult | None = None
+        self._layout: AccessLayout | None = None
+        self.tile: Tile | None = None
+        self.picker = QComboBox()
+        self.picker.setObjectName("threads_access")
+        self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.picker.setMinimumContentsLength(24)
+        self.picker.currentIndexChanged.connect(self._on_pick)
+        self.fit = QPushButton()
+        self.fit.clicked.connect(lambda: self.canvas.show_all())
+        self.access_label = QLabel()
+        self.header = QLabel()
+        self.header.setWordWrap(True)
+        self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.vector = QLabel()
+        self.vector.setWordWrap(True)
+        self.coalescing = QLabel()
+        self.coalescing.setWordWrap(True)
+        self.legend = QLabel()
+        self.legend.setWordWrap(True)
+        self.canvas = ThreadsCanvas()
+        self.canvas.cellHovered.connect(self._on_cell)
+        self.hover = QLabel()
+        self.hover.setObjectName("threads_hover")
+        self.hover.setWordWrap(True)
+        self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        top = QHBoxLayout()
+        top.addWidget(self.access_label)
+        top.addWidget(self.picker, 1)
+        top.addWidget(self.fit)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.setSpacing(3)
+        lay.addLayout(top)
+        for w in (self.header, self.vector, self.coalescing, self.legend):
+            lay.addWidget(w)
+        lay.addWidget(self.canvas, 1)
+        lay.addWidget(self.hover)
+        self._retranslate()
+        self._show(None, keep_view=False)
+
+    # -- data ---------------------------------------------------------------------------------------
+    def set_result(self, result: LayoutResult | None, current: int | None = None) -> None:
+        """The accesses of one compiled launch; access ``current`` is drawn (None: the one drawn
+        before if the new result has it — a num_warps, block size or dtype change redraws the same
+        access and keeps the zoom when the block keeps its shape — else the first)."""
+        before = self._layout
+        self.result = result
+        accesses = result.accesses if result is not None else []
+        if current is None:
+            current = 0
+            if before is not None:
+                for i, a in enumerate(accesses):
+                    if (a.op, a.tensor, a.line) == (before.op, before.tensor, before.line):
+                        current = i
+                        break
+        self.picker.blockSignals(True)
+        self.picker.clear()
+        for a in accesses:
+            self.picker.addItem(access_name(a))
+        current = min(max(0, current), len(accesses) - 1) if accesses else -1
+        self.picker.setCurrentIndex(current)
+        self.picker.blockSignals(False)
+        now = accesses[current] if current >= 0 else None
+        same = before is not None and now is not None and (before.op, before.tensor, before.line) == \
+            (now.op, now.tensor, now.line)
+        self._show(now, keep_view=same)
+
+    def current(self) -> AccessLayout | None:
+        """The access drawn."""
+        return self._layout
+
+    def select_line(self, line: int) -> bool:
+        """Pick the first access on source line ``line`` (a click in the source view); False if none."""
+        for i, a in enumerate(self.result.accesses if self.result is not None else []):
+            if a.line == line:
+                self.picker.setCurrentIndex(i)
+                return True
+        return False
+
+    def _on_pick(self, i: int) -> None:
+        if self.result is not None and 0 <= i < len(self.result.accesses):
+            self._show(self.result.accesses[i], keep_view=False)
+            self.accessChanged.emit(i)
+
+    def _show(self, a: AccessLayout | None, *, keep_view: bool) -> None:
+        self._layout = a
+        self.tile = access_tile(a) if a is not None else None
+        self.canvas.set_tile(self.tile, keep_view=keep_view)
+        for w in (self.header, self.vector, self.coalescing, self.legend, self.hover):
+            w.setText("")
+        if a is None:
+            self.header.setText(self.tr("No layout yet: pick a kernel and press Layout. num_warps, block size "
+                                        "and dtype changes redraw it."))
+            return
+        self.header.setText(f"<b>{header_text(a.layout)}</b>")
+        n_warps = self.result.num_warps if self.result is not None else 0
+        shape = " × ".join(str(s) for s in a.shape)
+        self.vector.setText(vector_text(a) + " · " + self.tr("block {shape} · {w} warps × 32 lanes").format(
+            shape=shape, w=n_warps))
+        self.coalescing.setText(self._costs_html(a))
+        if self.tile is None:
+            self.legend.setText(self.tr("A shared-memory layout: no thread holds it (shared layout: {s})").format(
+                s=header_text(a.shared_layout or a.layout)))
+            return
+        self.legend.setText(self._legend_html(legend_counts(self.tile, max(n_warps, a.threads.n_warps))))
+        self.hover.setText(self.tr("Point at an element: its warp, lane, register and its instruction's sectors."))
+
+    def _costs_html(self, a: AccessLayout) -> str:
+        c, b = a.coalescing, a.bank_conflicts
+        if c is not None and c.requests:
+            colour = "#2e7d32" if c.sectors <= c.ideal_sectors else "#b8860b"
+            return f"<span style='color:{colour}'>" + coalescing_text(c) + "</span>"
+        if b is not None:
+            colour = "#2e7d32" if b.conflicts == 0 else "#b8860b"
+            return f"<span style='color:{colour}'>" + self.tr(
+                "shared memory: {wf} wavefronts over {n} instructions (ideal {ideal}) · {c} bank conflicts").format(
+                wf=b.wavefronts, n=b.instructions, ideal=b.ideal_wavefronts, c=b.conflicts) + "</span>"
+        if a.op in ("load", "store", "atomic"):
+            return self.tr("coalescing: not measured (no trace of this access)")
+        return ""
+
+    def _legend_html(self, counts: list[int]) -> str:
+        items = [f"<span style='color:{warp_colour(w)}; font-size:14pt'>■</span>&nbsp;"
+                 + self.tr("warp {w} ({n})").format(w=w, n=n) for w, n in enumerate(counts)]
+        return "&nbsp;&nbsp; ".join(items) + "&nbsp;&nbsp; <span style='color:#555'>" + self.tr(
+            "cells: lane (and registers); odd lanes lighter") + "</span>"
+
+    # -- pointer ------------------------------------------------------------------------------------
+    def text_for(self, flat: int) -> str:
+        """What the pointer on element ``flat`` of the drawn access shows."""
+        if self._layout is None or self.tile is None:
+            return ""
+        return hover_text(self._layout, self.tile, flat)
+
+    def _on_cell(self, row: int, col: int) -> None:
+        flat = self.tile.element(row, col) if self.tile is not None and row >= 0 else None
+        if flat is None:
+            self.elementHovered.emit(-1)
+            return
+        self.hover.setText(self.text_for(flat))
+        self.elementHovered.emit(flat)
+
+    # -- language -----------------------------------------------------------------------------------
+    def _retranslate(self) -> None:
+        self.access_label.setText(self.tr("Access:"))
+        self.fit.setText(self.tr("Whole tile"))
+        self.fit.setToolTip(self.tr("Zoom out to the whole tile (wheel zooms, drag pans)"))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.LanguageChange:
+            self._retranslate()
+            if self.result is not None:
+                self.set_result(self.result, self.picker.currentIndex())
+        super().changeEvent(event)
