@@ -226,7 +226,8 @@ class LayoutRequest:
 @dataclass
 class LayoutResult:
     """Every access of one compiled launch. ``num_warps`` and ``threads_per_warp`` from the
-    compiled module; ``n_programs``: programs traced for the coalescing numbers (0: none)."""
+    compiled module; ``n_programs``: programs traced for the coalescing numbers (0: none) of
+    the launch's ``grid``; ``error`` set (and ``accesses`` empty) when the request failed."""
 
     kernel: str
     target: str
@@ -238,6 +239,7 @@ class LayoutResult:
     n_programs: int = 0
     grid: tuple[int, int, int] = (1, 1, 1)
     notes: list[str] = field(default_factory=list)
+    error: Any = None  # an ``ErrorInfo`` (kernels.data.results) when the request failed
 
     def at_line(self, line: int) -> list[AccessLayout]:
         return [a for a in self.accesses if a.line == line]

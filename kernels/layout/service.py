@@ -1,0 +1,206 @@
+"""``layout``: every access of a kernel's compiled launch with its layout, which thread holds each
+element, and what the access costs — compiled for any target and traced on the CPU, no GPU.
+
+1. compile the launch for ``target`` (``kernels.compile.target``: the TTGIR and PTX a GPU of
+   that architecture would run);
+2. read each access and its layouts from the TTGIR through Triton (``ttgir``), element ->
+   (warp, lane, register) from Triton's linear layouts (``threads``), the vector width of each
+   global access from the PTX (``ptx``);
+3. run the launch on the interpreter (``kernels.interp``) and count, per warp instruction, the
+   requests and 32-byte sectors of each global access (``observe``, ``coalescing``); bank
+   conflicts of shared accesses from their shared layout (no run needed).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..data.errors import to_error_info
+from ..data.layout import AccessLayout, LayoutRequest, LayoutResult
+from ..data.params import ValidationError
+from ..data.trace import Window
+from . import ptx as ptx_mod
+from .coalescing import CoalescingCounter, bank_conflicts, shared_vector
+from .threads import thread_map
+from .ttgir import IRAccess, IRValue, layout_info, read_accesses, shared_offsets_of, to_linear
+
+__all__ = ["accesses_of_compiled", "layout", "layout_jit", "layout_spec"]
+
+_BITS = {"float32": 32, "float16": 16, "bfloat16": 16, "float64": 64, "int32": 32, "int64": 64, "int16": 16,
+         "int8": 8, "uint8": 8, "bool": 8, "float8_e4m3fn": 8, "float8_e5m2": 8}
+
+
+def _bits(dtype: str) -> int:
+    return _BITS.get(dtype, 32)
+
+
+def _register_access(index: int, op: str, acc: IRAccess, value: IRValue, num_warps: int) -> AccessLayout:
+    linear = to_linear(value.layout, value.shape)
+    out = AccessLayout(index=index, op=op, ir_op=acc.ir_op, layout=layout_info(value.layout),
+                       shape=tuple(value.shape), dtype=value.dtype, line=acc.line, column=acc.column)
+    out.threads = thread_map(linear, tuple(value.shape), num_warps)
+    return out
+
+
+def _shared_access(index: int, op: str, acc: IRAccess, value: IRValue) -> AccessLayout:
+    return AccessLayout(index=index, op=op, ir_op=acc.ir_op, layout=layout_info(value.layout),
+                        shape=tuple(value.shape), dtype=value.dtype, line=acc.line, column=acc.column)
+
+
+def _add_bank_conflicts(a: AccessLayout, acc: IRAccess) -> None:
+    if a.threads is None or acc.shared is None:
+        return
+    a.shared_layout = layout_info(acc.shared.layout)
+    try:
+        offsets = shared_offsets_of(acc.shared)
+    except ValueError as e:
+        a.notes.append(str(e))
+        return
+    if tuple(offsets.shape) != tuple(a.shape):
+        a.notes.append(f"shared buffer {offsets.shape} and register block {a.shape} differ: no bank conflicts")
+        return
+    esize = _bits(a.dtype) // 8
+    vec = shared_vector(a.threads, offsets, _bits(a.dtype))
+    a.vector_bits = vec * _bits(a.dtype)
+    a.bank_conflicts = bank_conflicts(a.threads, offsets, esize, vec)
+
+
+def accesses_of_compiled(ttgir: str, ptx: str) -> tuple[list[AccessLayout], int]:
+    """The accesses of one compiled kernel (its TTGIR and PTX texts) and its num_warps. An
+    access the pipeliner copied (prologue and loop body, same place and layout) is listed once."""
+    ir_accesses, attrs = read_accesses(ttgir)
+    num_warps = attrs["num-warps"]
+    instrs = ptx_mod.memory_instructions(ptx)
+    out: list[AccessLayout] = []
+    seen: set[tuple] = set()
+    for acc in ir_accesses:
+        made: list[AccessLayout] = []
+        if acc.op in ("load", "store", "atomic", "async_copy") and acc.pointer is not None:
+            a = _register_access(len(out) + len(made), acc.op, acc, acc.pointer, num_warps)
+            a.vector_bits = ptx_mod.vector_bits_at(instrs, acc.op, acc.line, acc.column)
+            if acc.shared is not None:
+                a.shared_layout = layout_info(acc.shared.layout)
+            if not a.vector_bits:
+                a.notes.append("no global memory instruction found at this place in the PTX")
+            made.append(a)
+        elif acc.op in ("shared_load", "shared_store") and acc.register is not None:
+            a = _register_access(len(out), acc.op, acc, acc.register, num_warps)
+            _add_bank_conflicts(a, acc)
+            made.append(a)
+        elif acc.op == "dot" and acc.dot is not None:
+            for op, value in zip(("dot_a", "dot_b", "accumulator"), acc.dot, strict=True):
+                idx = len(out) + len(made)
+                made.append(_shared_access(idx, op, acc, value) if value.is_shared
+                            else _register_access(idx, op, acc, value, num_warps))
+        for a in made:
+            key = (a.op, a.line, a.column, a.layout.text, a.shape)
+            if key in seen:
+                continue
+            seen.add(key)
+            a.index = len(out)
+            out.append(a)
+    return out, num_warps
+
+
+def _kernel_name(ttgir: str) -> str:
+    m = re.search(r"tt\.func public @(\w+)", ttgir)
+    return m.group(1) if m else ""
+
+
+def layout_spec(spec: Any, values: dict[str, Any] | None = None, target: str = "sm_90", *,
+                coalescing: bool = True, programs: str = "", seed: int = 0) -> LayoutResult:
+    """Every access of ``spec``'s launch at ``values`` compiled for ``target``, with its layout
+    and thread map; with ``coalescing``, the launch (the programs of the ``programs`` window,
+    "" = all) runs on the interpreter and each global access gets its requests and sectors.
+    Raises ValidationError / CompileError / InterpreterFault."""
+    from ..compile.target import compile_for_target
+
+    facts, notes = compile_for_target(spec, dict(values or {}), target, keep_asm=True)
+
+    def run(K: Any) -> None:
+        from ..run.backends import Backend
+        from ..run.prepare import prepare
+
+        prepare(spec, dict(values or {}), Backend("interpreter", "cpu", "CPU (Triton interpreter)"), seed).launch(K)
+
+    return _analyze(spec.name, target, facts.asm, notes, run if coalescing else None, tuple(spec.kernels), programs)
+
+
+def layout_jit(fn: Any, grid: Any, args: tuple = (), kwargs: dict[str, Any] | None = None, target: str = "sm_90",
+               *, coalescing: bool = True, programs: str = "") -> LayoutResult:
+    """The same for one launch of a plain ``@triton.jit`` function, ``fn[grid](*args, **kwargs)``
+    with CPU tensors (launch options such as ``num_warps`` among ``kwargs``)."""
+    from ..compile.target import compile_jit_for_target
+
+    notes: list[str] = []
+    facts = compile_jit_for_target(fn, args, dict(kwargs or {}), target, grid=grid, notes=notes)
+
+    def run(K: Any) -> None:
+        K(fn)[grid](*args, **dict(kwargs or {}))
+
+    return _analyze(fn.__name__, target, facts.asm, notes, run if coalescing else None, (fn,), programs)
+
+
+def _analyze(name: str, target: str, asm: dict[str, str], notes: list[str], run: Any, kernels: tuple,
+             programs: str) -> LayoutResult:
+    import triton
+
+    ttgir, ptx = asm.get("ttgir", ""), asm.get("ptx", "")
+    accesses, num_warps = accesses_of_compiled(ttgir, ptx)
+    src = re.search(r'loc\("([^"]+\.py)":\d+:\d+\)', ttgir)
+    result = LayoutResult(kernel=name, target=target, num_warps=num_warps, accesses=accesses,
+                          source_file=src.group(1) if src else "", triton_version=triton.__version__,
+                          notes=[n for n in notes if "no GPU was involved" in n])
+    if run is not None:
+        _measure(result, run, kernels, programs, _kernel_name(ttgir))
+    return result
+
+
+def _measure(result: LayoutResult, run: Any, kernels: tuple, programs: str, kernel_name: str) -> None:
+    from ..interp import AccessGuard, Interpreter
+    from .observe import AddressObserver
+
+    counters = {}
+    for i, a in enumerate(result.accesses):
+        if a.op in ("load", "store", "atomic", "async_copy") and a.threads is not None and a.vector_bits:
+            vec = max(1, a.vector_bits // _bits(a.dtype))
+            counters[i] = CoalescingCounter(a.threads, vec, _bits(a.dtype) // 8,
+                                            dedupe=a.op in ("store", "atomic"))
+    try:
+        window = Window.parse(programs) if programs else None
+    except ValueError as e:
+        raise ValidationError(str(e), "programs") from None
+    observer = AddressObserver(result.accesses, counters, window)
+
+    def observers(index: int, fn: Any) -> list[Any]:
+        name = getattr(getattr(fn, "fn", None), "__name__", "")
+        return [AccessGuard(), observer] if name == kernel_name else [AccessGuard()]
+
+    session = Interpreter(observers)
+    with session.activate(kernels) as K:
+        run(K)
+    for i, c in counters.items():
+        a = result.accesses[i]
+        a.coalescing = c.result()
+        a.tensor = observer.tensor_names.get(i, "")
+    result.n_programs = observer.n_programs
+    result.grid = observer.grid
+    if observer.unmatched:
+        result.notes.append(f"{observer.unmatched} interpreter accesses matched no compiled access (by line)")
+    if observer.shape_mismatch:
+        result.notes.append(f"{observer.shape_mismatch} interpreter accesses had another block shape than the "
+                            "compiled access at their line: not counted")
+
+
+def layout(request: LayoutRequest) -> LayoutResult:
+    """Serve a ``LayoutRequest``; never raises: a failure comes back as ``LayoutResult.error``."""
+    from ..sources.lookup import get_spec
+
+    try:
+        spec = get_spec(request.kernel, request.user_file)
+        return layout_spec(spec, request.values, request.target, coalescing=request.coalescing,
+                           programs=request.programs, seed=request.seed)
+    except Exception as e:  # noqa: BLE001 - every failure is reported
+        return LayoutResult(kernel=request.kernel, target=request.target, num_warps=0, accesses=[],
+                            error=to_error_info(e, "reading the layouts"))
