@@ -1,0 +1,59 @@
+"""Run one Triton tutorial as plain Python, up to its first benchmark (the tutorial matrix's
+"plain Python" column):
+
+    python benchmarks/_plain_run.py FILE.py [ARGS ...]
+
+The script runs as ``__main__`` with its own argv, exactly as ``python FILE.py`` would, except that
+``triton.testing.do_bench``, ``do_bench_cudagraph`` and ``perf_report``'s ``run`` end it (exit 0,
+"reached its benchmark"): what comes before is the tutorial's own code — its launches and its
+own checks against torch. Nothing of Tilescope is imported. Exit status: 0 ran (to its end or to
+its benchmark), 1 raised (the last line names the exception and the script's line).
+"""
+
+from __future__ import annotations
+
+import os
+import runpy
+import sys
+import traceback
+
+
+class _Benchmark(BaseException):
+    pass
+
+
+def main() -> int:
+    path = os.path.realpath(sys.argv[1])
+    sys.argv = [path, *sys.argv[2:]]
+    sys.path.insert(0, os.path.dirname(path))
+    import triton.testing as tt
+
+    def reached(*a: object, **k: object) -> None:
+        raise _Benchmark()
+
+    for name in ("do_bench", "do_bench_cudagraph"):
+        if hasattr(tt, name):
+            setattr(tt, name, reached)
+    if hasattr(tt, "Mark"):
+        tt.Mark.run = reached
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except _Benchmark:
+        print("plain run: reached its benchmark (stopped there)")
+        return 0
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            print(f"plain run: exited with status {e.code}")
+            return 1
+    except BaseException as e:  # noqa: BLE001 - what the tutorial raised, with its line
+        line = next((fs.lineno for fs in reversed(traceback.extract_tb(e.__traceback__))
+                     if os.path.realpath(fs.filename) == path), 0)
+        traceback.print_exc()
+        print(f"plain run: {os.path.basename(path)}:{line}: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}")
+        return 1
+    print("plain run: ran to its end")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

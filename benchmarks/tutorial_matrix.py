@@ -1,0 +1,215 @@
+"""The tutorial matrix: every Triton tutorial, opened as it is, on this machine's backend.
+
+    python benchmarks/tutorial_matrix.py DIR [--backend interpreter|gpu] [--plain] [--out FILE.json]
+                                             [--only NAME ...] [--budget 60] [--jobs 1]
+    python benchmarks/tutorial_matrix.py --table FILE.json [FILE.json ...]   # the markdown table
+
+DIR holds the tutorials (``*.py`` and ``gluon/*.py``), saved unchanged. For each one, in a fresh
+process (``--jobs`` at a time):
+
+- ``--plain``: the tutorial run as plain Python (``python FILE``, its own argv, nothing of
+  Tilescope loaded) up to its first benchmark — ``triton.testing.do_bench``/``perf_report`` end
+  the run there (``benchmarks/_plain_run.py``), everything before is the script's own code;
+- Tilescope open (``kernels.script.open_script``): launches captured, or the one-line answer;
+- first launch as captured: run and checked against its golden outputs (PASS/FAIL);
+- a changed configuration: the first power-of-two block constexpr halved (else num_warps
+  changed), run and checked;
+- trace: the interpreter trace of the first launch (CPU); on a GPU, the interpreter-vs-GPU
+  compare of it (``kernels.gpu_trace.serve.compare_backends``: outputs equal within twice the
+  tolerance, writer maps recorded on the GPU).
+
+Each stage has a time limit (``--budget`` seconds; the tracer's compare has its own bound) and
+reports its own failure; the JSON keeps every message. Needs torch and triton, no Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAIN = Path(__file__).with_name("_plain_run.py")
+
+
+def tutorials(folder: Path, only: list[str]) -> list[Path]:
+    found = sorted(folder.glob("*.py")) + sorted(folder.glob("gluon/*.py"))
+    found = [p for p in found if p.name != "conftest.py"]
+    return [p for p in found if not only or any(o in str(p) for o in only)]
+
+
+def first_line(text: str, limit: int = 240) -> str:
+    text = (text or "").strip()
+    return (text.splitlines()[0] if text else "")[:limit]
+
+
+# -- one tutorial, in this process (the child) ----------------------------------------------------
+
+def _changed(spec) -> dict:
+    """A configuration other than the captured one: the first power-of-two block size halved (not
+    below 16), else num_warps changed."""
+    for p in spec.params:
+        if p.kind == "constexpr" and getattr(p, "pow2", False) and "BLOCK" in p.name.upper() and int(p.default) >= 32:
+            return {p.name: int(p.default) // 2}
+    warps = next((int(p.default) for p in spec.params if p.name == "num_warps"), 4)
+    return {"num_warps": 8 if warps != 8 else 4}
+
+
+def _run(spec, values: dict, backend: str) -> dict:
+    from kernels import engine
+    from kernels.data.results import RunRequest
+
+    t0 = time.perf_counter()
+    r = engine.run(RunRequest(spec.name, values, backend=backend, bench=False, torch_baseline=False,
+                              compile_facts=False, keep_asm=False))
+    out = {"s": round(time.perf_counter() - t0, 2), "values": {k: str(v) for k, v in values.items()}}
+    if r.error is not None:
+        out.update(verdict="ERROR", message=f"{r.error.kind}: {first_line(r.error.message)}")
+    elif r.check is None:
+        out.update(verdict="NO CHECK", message="the run gave no check")
+    else:
+        c = r.check
+        out.update(verdict="PASS" if c.passed else "FAIL", message=f"{c.output}: {c.n_mismatch} of {c.n_elements} "
+                   f"mismatched, max error {c.max_abs_err:.3g}" + (f"; {c.reason}" if c.reason else ""))
+    return out
+
+
+def _trace(spec, backend: str) -> dict:
+    t0 = time.perf_counter()
+    if backend == "gpu":
+        from kernels.data.trace import TraceRequest
+        from kernels.gpu_trace.serve import compare_backends
+
+        c = compare_backends(TraceRequest(spec.name, {}, backend="gpu", compare=True))
+        out = {"s": round(time.perf_counter() - t0, 2)}
+        if c.error is not None:
+            return {**out, "verdict": "ERROR", "message": f"{c.error.kind}: {first_line(c.error.message)}"}
+        n = c.n_differ
+        where = f"programs {c.compared} of {c.n_programs}" if c.compared else f"all {c.n_programs} programs"
+        return {**out, "verdict": "EQUAL" if n == 0 and c.outputs else ("DIFFERENT" if n else "NOTHING COMPARED"),
+                "message": f"{n} elements differ over {len(c.outputs)} outputs ({where})"
+                + (f"; not compared: {', '.join(c.not_compared)}" if c.not_compared else "")}
+    from kernels.trace import trace_spec
+
+    tr = trace_spec(spec, {})
+    return {"s": round(time.perf_counter() - t0, 2), "verdict": "TRACED",
+            "message": f"grid {tr.grid}, {len(tr.events.program)} accesses, {len(tr.oob)} out of bounds"}
+
+
+def one(path: str, backend: str, budget: float) -> dict:
+    """Open, run, re-run changed, trace: what happened at each stage."""
+    sys.argv = [path]
+    row: dict = {"tutorial": path, "backend": backend}
+    from kernels.script import open_script
+
+    t0 = time.perf_counter()
+    try:
+        cap, specs = open_script(path, backend, budget_s=budget)
+    except Exception as e:  # noqa: BLE001 - the row says what failed
+        row["open"] = {"verdict": "ERROR", "message": f"{type(e).__name__}: {first_line(str(e))}"}
+        return row
+    row["open"] = {"s": round(time.perf_counter() - t0, 2), "launches": len(specs),
+                   "verdict": f"{len(specs)} launch{'es' if len(specs) != 1 else ''}",
+                   "stopped": cap.stopped, "error": cap.error, "notes": cap.notes[:6],
+                   "kernels": [rec.kernel for rec in cap.launches]}
+    if not specs:
+        return row
+    spec = specs[0]
+    for stage, fn in (("first", lambda: _run(spec, {}, backend)),
+                      ("changed", lambda: _run(spec, _changed(spec), backend)),
+                      ("trace", lambda: _trace(spec, backend))):
+        try:
+            row[stage] = fn()
+        except Exception as e:  # noqa: BLE001 - each stage reports its own failure
+            row[stage] = {"verdict": "ERROR", "message": f"{type(e).__name__}: {first_line(str(e))}"}
+    return row
+
+
+# -- the parent: one process per tutorial -------------------------------------------------------------
+
+def _child(path: Path, args: argparse.Namespace) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    row: dict = {"tutorial": str(path.relative_to(args.dir)), "backend": args.backend}
+    limit = args.budget * 5 + 120
+    if args.plain:
+        t0 = time.perf_counter()
+        try:
+            p = subprocess.run([sys.executable, str(PLAIN), str(path)], capture_output=True, text=True,
+                               timeout=args.budget + 60, cwd=str(path.parent), env=dict(os.environ))
+            tail = [ln for ln in (p.stdout + p.stderr).strip().splitlines() if ln.strip()]
+            row["plain"] = {"s": round(time.perf_counter() - t0, 1), "rc": p.returncode,
+                            "verdict": "RUNS" if p.returncode == 0 else "FAILS",
+                            "message": tail[-1][:240] if tail else ""}
+        except subprocess.TimeoutExpired:
+            row["plain"] = {"verdict": "TIMEOUT", "message": f"still running after {args.budget + 60:g} s"}
+    code = (f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); from benchmarks.tutorial_matrix import one; "
+            f"print('@@ROW ' + json.dumps(one({str(path)!r}, {args.backend!r}, {args.budget!r})))")
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=limit,
+                           cwd=str(ROOT), env=env)
+        got = [ln for ln in p.stdout.splitlines() if ln.startswith("@@ROW ")]
+        if got:
+            row.update({k: v for k, v in json.loads(got[-1][6:]).items() if k not in ("tutorial",)})
+        else:
+            tail = [ln for ln in (p.stdout + p.stderr).strip().splitlines() if ln.strip()]
+            row["open"] = {"verdict": "CRASHED", "message": f"rc {p.returncode}: {tail[-1][:240] if tail else ''}"}
+    except subprocess.TimeoutExpired:
+        row["open"] = {"verdict": "TIMEOUT", "message": f"the whole row took over {limit:g} s"}
+    row["wall_s"] = round(time.perf_counter() - t0, 1)
+    return row
+
+
+def _cell(d: dict | None) -> str:
+    if not d:
+        return "—"
+    v = d.get("verdict", "")
+    m = d.get("message") or d.get("error") or d.get("stopped") or ""
+    return f"{v}" + (f": {m[:110]}" if m and v not in ("PASS", "RUNS", "EQUAL") else "")
+
+
+def table(rows: list[dict]) -> str:
+    out = ["| tutorial | backend | plain Python | open | first launch | changed config | trace |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        out.append("| " + " | ".join([r["tutorial"], r["backend"], _cell(r.get("plain")), _cell(r.get("open")),
+                                      _cell(r.get("first")), _cell(r.get("changed")), _cell(r.get("trace"))])
+                   .replace("\n", " ") + " |")
+    return "\n".join(out)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dir", nargs="?", type=Path)
+    ap.add_argument("--backend", default="interpreter", choices=("interpreter", "gpu"))
+    ap.add_argument("--plain", action="store_true", help="also run each tutorial as plain Python first")
+    ap.add_argument("--budget", type=float, default=60.0, help="seconds for each script's capture")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--table", nargs="*", type=Path, help="print the markdown table of these JSON files")
+    args = ap.parse_args()
+    if args.table:
+        rows = [r for f in args.table for r in json.loads(f.read_text())]
+        print(table(rows))
+        return 0
+    from concurrent.futures import ThreadPoolExecutor
+
+    paths = tutorials(args.dir, args.only)
+    rows: list[dict] = []
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        for row in pool.map(lambda p: _child(p, args), paths):
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            if args.out:
+                args.out.write_text(json.dumps(rows, indent=1))
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
