@@ -1096,6 +1096,22 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <source>wave {w} of {n}: programs {pids}</source>
         <translation>第 {w} 个波次（共 {n} 个）：程序 {pids}</translation>
     </message>
+    <message>
+        <source>automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>automatic: {mode}</source>
+        <translation>自动：{mode}</translation>
+    </message>
+    <message>
+        <source>chosen automatically: a drawn cell holds several elements, where one colour per program would alias</source>
+        <translation>自动选择：一个绘制单元包含多个元素，每个程序一种颜色会产生混叠</translation>
+    </message>
+    <message>
+        <source>chosen automatically: {n} programs are too many for a colour each</source>
+        <translation>自动选择：{n} 个程序太多，无法各用一种颜色</translation>
+    </message>
 </context>
 <context>
     <name>HistoryView</name>

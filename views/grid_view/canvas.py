@@ -26,8 +26,8 @@ from views import theme
 
 from .fold import FOLD, WRAP_COLS, WRAP_ROWS, MapFold, fit_grid
 from .lighting import Target, pid_at
-from .palette import OVERLAY_LUT
-from .prepare import CLEAR, DIM, DONE, PAD, PreparedTrace, is_strip
+from .palette import OVERLAY_LUT, TINT
+from .prepare import CLEAR, DIM, DONE, LIT_LOAD, LIT_STORE, PAD, PreparedTrace, is_strip
 from .regions import label_boxes, pick_labels
 from .text import grid_title, panel_title
 
@@ -36,6 +36,7 @@ __all__ = ["GridCanvas", "PlotSlot"]
 GRID_CELL_MAX = 48  # px: program cells no taller than this
 MAP_MIN_1D, MAP_MIN_2D = 96, 190  # px: the least height of a map before the view scrolls
 LABEL_LIMIT = 300  # labels per plot at most
+LIT_FRAME_BELOW_PX = 4  # px: lit elements thinner than this on screen get a frame
 
 
 class _IndexAxis(pg.AxisItem):
@@ -103,8 +104,15 @@ class PlotSlot:
         self.marker.setPen(pen)
         self.marker.setZValue(10)
         self.marker.hide()
+        self.lit_box = QGraphicsRectItem(0, 0, 1, 1)  # around thin lit elements (_outline_lit)
+        pen = QPen(QColor(TINT[LIT_STORE]))
+        pen.setWidthF(2.0)
+        pen.setCosmetic(True)
+        self.lit_box.setPen(pen)
+        self.lit_box.setZValue(9)
+        self.lit_box.hide()
         plot.addItem(self.image)
-        for item in (self.overlay, self.detail, self.marker):
+        for item in (self.overlay, self.detail, self.marker, self.lit_box):
             plot.addItem(item, ignoreBounds=True)
         self.scatter: pg.ScatterPlotItem | None = None  # the program grid's OOB marks
         self.labels: list[pg.TextItem] = []
@@ -120,6 +128,7 @@ class PlotSlot:
     def configure(self, title: str, row_len: int, rows: int, cols: int) -> None:
         self.plot.setTitle(title)
         self.left.row_len = row_len
+        self.top.row_len = 1
         for axis in (self.left, self.top):
             axis.setTicks(None)  # also drops the cached tick picture (row_len may have changed)
         self.left.fit_labels(rows - 1)
@@ -150,7 +159,28 @@ class PlotSlot:
         else:
             self.overlay.setImage(image, levels=(0, 255), lut=OVERLAY_LUT, autoLevels=False)
             self.overlay.show()
+        self._outline_lit(image)
         self._colour_labels()
+
+    def _outline_lit(self, image: np.ndarray | None) -> None:
+        """A frame in the lit elements' tint around them when they are thinner on screen than
+        a few pixels (softmax's one row among 1823 is a fraction of a pixel: unseen without)."""
+        lit = None if image is None else (image != DIM) & (image != CLEAR) & (image != DONE)
+        if lit is None or not lit.any():
+            self.lit_box.hide()
+            return
+        rows, cols = np.flatnonzero(lit.any(axis=1)), np.flatnonzero(lit.any(axis=0))
+        y0, y1, x0, x1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
+        sx, sy = self.px_per_cell()
+        if min((x1 - x0) * sx, (y1 - y0) * sy) >= LIT_FRAME_BELOW_PX:
+            self.lit_box.hide()
+            return
+        bits = int(np.bitwise_or.reduce(image[lit] & (LIT_LOAD | LIT_STORE)))
+        pen = self.lit_box.pen()
+        pen.setColor(QColor(TINT.get(bits, TINT[LIT_LOAD])))
+        self.lit_box.setPen(pen)
+        self.lit_box.setRect(QRectF(x0, y0, x1 - x0, y1 - y0))
+        self.lit_box.show()
 
     def show_detail(self, image: np.ndarray | None, box: tuple[int, int, int, int] = (0, 0, 1, 1),
                     lut: np.ndarray | None = None) -> None:
@@ -416,15 +446,20 @@ class GridCanvas:
         for p, slot in zip(prep.panels, self.slots, strict=False):
             f = p.fold
             slot.plot.setTitle(panel_title(p, theme.FAIL))
-            slot.left.row_len = f.chunk if f.kind == FOLD else 1
+            # the axes count elements, never drawn cells: a reduced map's cell is kr × kc of them
+            kr, kc = p.cell
+            slot.left.row_len = f.chunk * kc if f.kind == FOLD else kr
+            slot.top.row_len = kc
             for axis in (slot.left, slot.top):
                 axis.setTicks(None)
             if f.kind == WRAP_ROWS:  # a tick at each piece (each few, where they are narrow): its first row
-                every = self._every(len(f"r{f.R}"), slot.vb.width() * (f.C + f.gap) / max(f.cols, 1))
-                slot.top.setTicks([[(k * (f.C + f.gap), f"r{k * f.chunk}") for k in range(0, f.pieces, every)], []])
+                every = self._every(len(f"r{f.R * kr}"), slot.vb.width() * (f.C + f.gap) / max(f.cols, 1))
+                slot.top.setTicks([[(k * (f.C + f.gap), f"r{k * f.chunk * kr}") for k in range(0, f.pieces, every)],
+                                   []])
             elif f.kind == WRAP_COLS:
                 every = self._every(1, slot.vb.height() * (f.R + f.gap) / max(f.rows, 1))
-                slot.left.setTicks([[(k * (f.R + f.gap), f"c{k * f.chunk}") for k in range(0, f.pieces, every)], []])
+                slot.left.setTicks([[(k * (f.R + f.gap), f"c{k * f.chunk * kc}") for k in range(0, f.pieces, every)],
+                                    []])
             slot.left.fit_labels(f.rows - 1 if f.kind != WRAP_COLS else f.C)
             if slot.extent != (f.rows, f.cols):
                 slot.set_extent(f.rows, f.cols)

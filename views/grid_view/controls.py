@@ -124,6 +124,15 @@ class GridControls(QWidget):
             self._loop_combo.setCurrentIndex(0 if steps else -1)
         self._set_loop_controls()
 
+    def show_auto(self, shown: str, reason: str) -> None:
+        """Name what "automatic" chose for this trace in its item: "automatic: by launch order"."""
+        i = self._mode_combo.findData("auto")
+        if i < 0:
+            return
+        del reason  # the legend says why
+        text = translate("GridView", "automatic: {mode}").format(mode=translate("GridView", COLOR_MODES[shown]))
+        self._mode_combo.setItemText(i, text)
+
     # ------------------------------------------------------------------ following the state
     def _on_mode(self, mode: str) -> None:
         i = self._mode_combo.findData(mode)

@@ -32,7 +32,7 @@ from .prepare import (
     WRITTEN_ONLY,
 )
 
-__all__ = ["CATEGORICAL", "OVERLAY_LUT", "legend_html", "lut_colour", "mode_lut"]
+__all__ = ["CATEGORICAL", "OVERLAY_LUT", "auto_words", "legend_html", "lut_colour", "mode_lut"]
 
 SPECIAL = {
     PAD: "#d9d9d9",  # no element: the fold's padding past the end of a 1-D tensor, a wrap's gap
@@ -82,7 +82,7 @@ def mode_lut(mode: str) -> np.ndarray:
     lut = np.zeros((256, 4), np.uint8)
     for slot, hex_colour in SPECIAL.items():
         lut[slot] = _rgba(hex_colour)
-    if mode in ("program", "wave"):
+    if mode in ("program", "wave", "auto"):  # "auto" before a trace: the program colours
         colours = np.array([_rgba(h) for h in CATEGORICAL], np.uint8)
     else:
         cmap = pg.colormap.get(SEQUENTIAL.get(mode, "plasma"))
@@ -108,17 +108,30 @@ def _ramp(name: str) -> tuple[str, str]:
     return _swatch(cm.map(0.0, "qcolor").name()), _swatch(cm.map(1.0, "qcolor").name())
 
 
-def legend_html(mode: str, windowed: bool, present: set[int] | None = None, loops: bool = True) -> str:
+def auto_words(reason: str, n_programs: int) -> str:
+    """Why "automatic" colours by launch order (``prepare.auto_reason``), for the legend."""
+    if reason == "cells":
+        return translate("GridView", "chosen automatically: a drawn cell holds several elements, where one "
+                                     "colour per program would alias")
+    if reason == "programs":
+        return translate("GridView", "chosen automatically: {n} programs are too many for a colour each"
+                         ).format(n=f"{n_programs:,}")
+    return ""
+
+
+def legend_html(mode: str, windowed: bool, present: set[int] | None = None, loops: bool = True,
+                auto: str | None = None) -> str:
     """What the colours mean in mode ``mode`` (and "not recorded" for a windowed trace).
     ``present``: the slots the maps use (None: all), so that a small view is not filled with
-    the meaning of colours it does not show; ``loops``: the kernel has a loop to step."""
+    the meaning of colours it does not show; ``loops``: the kernel has a loop to step; ``auto``:
+    why the automatic mode chose ``mode`` (words of ``auto_words``), None when chosen by hand."""
     sw = _swatch
 
     def has(*slots: int) -> bool:
         return present is None or any(x in present for x in slots)
 
     pale_used = present is None or any(x >= FIRST + PALE for x in present)
-    if mode == "program":
+    if mode in ("program", "auto"):
         colour = translate("GridView", "tile colour = the program that stored the element (else the one that "
                                        "loaded it)")
     elif mode == "dispatch":
@@ -134,7 +147,7 @@ def legend_html(mode: str, windowed: bool, present: set[int] | None = None, loop
         lo, hi = _ramp("plasma")
         colour = translate("GridView", "colour = fraction of the program's lanes masked off: 0% {lo} → 100% {hi}"
                            ).format(lo=lo, hi=hi)
-    parts = [colour]
+    parts = [colour + (f" ({auto})" if auto else "")]
     for slot, words in ((UNTOUCHED, translate("GridView", "untouched")),
                         (PAD, translate("GridView", "no element (padding)")),
                         (MULTI_WRITE, translate("GridView", "written by several programs")),

@@ -31,17 +31,44 @@ if TYPE_CHECKING:
     from kernels.data.trace import TensorInfo, TensorMaps, Trace
 
 __all__ = [
-    "COLOR_MODES", "LIT_LOAD", "LIT_STORE", "LIT_TARGET", "N_CATEGORICAL", "N_SEQ", "Panel", "PreparedTrace",
+    "AUTO_MAX_PROGRAMS", "COLOR_MODES", "auto_reason", "resolve_mode",
+    "LIT_LOAD", "LIT_STORE", "LIT_TARGET", "N_CATEGORICAL", "N_SEQ", "Panel", "PreparedTrace",
     "fold_width", "grid_fold", "is_strip", "prepare_trace", "program_slots",
 ]
 
 COLOR_MODES: dict[str, str] = {  # shown translated (context "GridView")
+    "auto": QT_TRANSLATE_NOOP("GridView", "automatic"),
     "program": QT_TRANSLATE_NOOP("GridView", "by program"),
     "wave": QT_TRANSLATE_NOOP("GridView", "by wave"),
     "dispatch": QT_TRANSLATE_NOOP("GridView", "by launch order"),
     "readers": QT_TRANSLATE_NOOP("GridView", "by number of readers"),
     "masked": QT_TRANSLATE_NOOP("GridView", "by masked-lane fraction"),
 }
+
+#: above this many programs a program's own colour is noise at any panel size (20 colours cycle
+#: every few pixels: a moiré), so "automatic" colours by launch order, which varies smoothly
+AUTO_MAX_PROGRAMS = 256
+
+
+def resolve_mode(mode: str, trace: Trace) -> str:
+    """The colour mode drawn for ``mode``: itself, or for ``"auto"`` what reads at this scale —
+    each program's own colour while there are few programs and every drawn cell is one element;
+    the launch order (a smooth ramp: neighbours in time look alike, never two aliased halves)
+    when there are many programs or a cell holds several elements."""
+    if mode != "auto":
+        return mode
+    return "dispatch" if auto_reason(trace) else "program"
+
+
+def auto_reason(trace: Trace) -> str:
+    """Why "automatic" colours ``trace`` by launch order ('' when it does not): the words
+    translated by the caller (context "GridView"), ``{n}`` filled in."""
+    if isinstance(trace, CoarseTrace) and any(kr * kc > 1 for kr, kc in trace.cells):
+        return "cells"
+    if trace.n_programs > AUTO_MAX_PROGRAMS:
+        return "programs"
+    return ""
+
 
 # Bits of a lit element / program: loaded by the selection, stored by it (an atomic sets both),
 # and the tile a program's loop step works towards (its stores after the loop: matmul's C tile).
@@ -220,7 +247,7 @@ class PreparedTrace:
     so ``prepare_trace`` can build it on a worker thread while the window keeps running."""
 
     trace: Trace
-    mode: str  # the colour mode ``prog_slots`` and ``images`` are for
+    mode: str  # the colour mode ``prog_slots`` and ``images`` are for (never "auto": what it resolved to)
     P: int  # programs in the grid (recorded or not)
     pos: np.ndarray  # int64 [P]: position in trace.programs, -1 when not recorded
     wave: np.ndarray  # [recorded programs]: the wave each one runs in
@@ -241,10 +268,14 @@ class PreparedTrace:
     order: np.ndarray | None = None  # int64: recorded pids in launch order (None: pid order)
     max_readers: int = 1
     _reuse: np.ndarray | None = None  # float64 [P]: mean readers of what each program loads
+    requested: str = ""  # the mode asked for ("auto", or ``mode`` itself)
 
     def recolour(self, mode: str | None = None) -> None:
-        """Program slots and tile-map images for colour mode ``mode`` (None: the current)."""
-        mode = self.mode if mode is None else mode
+        """Program slots and tile-map images for colour mode ``mode`` (None: the current;
+        ``"auto"``: see ``resolve_mode``)."""
+        mode = (self.requested or self.mode) if mode is None else mode
+        self.requested = mode
+        mode = resolve_mode(mode, self.trace)
         self.mode = mode
         self.prog_slots = program_slots(mode, self)
         lut = readers_lut(self.max_readers) if mode == "readers" else None
@@ -500,7 +531,7 @@ def _build_panels(trace: Trace, P: int, kind: np.ndarray, iters: np.ndarray) -> 
     return panels
 
 
-def prepare_trace(trace: Trace, mode: str = "program") -> PreparedTrace:
+def prepare_trace(trace: Trace, mode: str = "auto") -> PreparedTrace:
     """Precompute what the grid view needs to draw ``trace`` in colour mode ``mode``: events
     grouped by program and by tensor, per-element owners, label regions, neighbour-apart
     colours, the tile-map images. Numpy only (no Qt), so it may run on any thread; the big

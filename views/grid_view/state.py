@@ -58,7 +58,7 @@ class GridState:
 
     def __init__(self) -> None:
         self.events = GridEvents()
-        self.mode = "program"
+        self.mode = "auto"  # resolved per trace (prepare.resolve_mode)
         self.hover: Target | None = None
         self.pinned: Target | None = None
         self.loop_steps: list[int] = []  # iterations of each loop of the trace

@@ -289,14 +289,16 @@ def panel_title(p: Panel, warn_colour: str) -> str:
     shape = "×".join(str(s) for s in (p.full or p.info).shape) or translate("GridView", "scalar")
     role = " + ".join(_word(w) for w in p.role.split(" + "))
     title = f"<b>{p.info.name}</b> [{shape}] {p.info.dtype}{' — ' if is_strip(p) else '<br>'}{role}"
+    kr, kc = p.cell  # in elements, never in drawn cells
     if p.folded and p.rows > 1:
-        title += " <span style='color:#777'>" + translate("GridView", "(rows of {n})").format(n=p.cols) + "</span>"
+        title += " <span style='color:#777'>" + translate("GridView", "(rows of {n})").format(
+            n=p.cols * kc) + "</span>"
     elif p.fold.kind == WRAP_ROWS:
         title += " <span style='color:#777'>" + translate("GridView", "(wrapped: {n} rows per column)").format(
-            n=p.fold.chunk) + "</span>"
+            n=p.fold.chunk * kr) + "</span>"
     elif p.fold.kind == WRAP_COLS:
         title += " <span style='color:#777'>" + translate("GridView", "(wrapped: {n} columns per band)").format(
-            n=p.fold.chunk) + "</span>"
+            n=p.fold.chunk * kc) + "</span>"
     if len((p.full or p.info).shape) > 2:
         title += " <span style='color:#777'>" + translate("GridView", "(leading dims flattened)") + "</span>"
     if p.coarse:

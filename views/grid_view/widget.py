@@ -52,8 +52,8 @@ from .lighting import (
     slice_pids,
 )
 from .loader import Preparer, Stepper
-from .palette import legend_html, mode_lut
-from .prepare import CLEAR, Panel, PreparedTrace, prepare_trace
+from .palette import auto_words, legend_html, mode_lut
+from .prepare import CLEAR, Panel, PreparedTrace, auto_reason, prepare_trace
 from .queries import DrawnQueries
 from .state import GridState
 from .text import info_text, oob_header, oob_line, window_text
@@ -245,7 +245,7 @@ class GridView(DrawnQueries, LaunchOrderControl, FullResolutionControl, QWidget)
         while len(canvas.slots) < len(prep.panels) or canvas.prog is None:
             canvas.make_slot()
             yield
-        if prep.mode != self._state.mode:  # the colour mode changed while it was being prepared
+        if prep.requested != self._state.mode:  # the colour mode changed while it was being prepared
             prep.recolour(self._state.mode)
             yield
         trace = prep.trace
@@ -256,9 +256,10 @@ class GridView(DrawnQueries, LaunchOrderControl, FullResolutionControl, QWidget)
         self._clear_regions()
         self._flags = [None] * len(prep.panels)
         self._last_line = -1
-        self._lut = mode_lut(self._state.mode)
+        self._lut = mode_lut(prep.mode)
         # the labels around the maps first: they take from the room the maps are fitted to
         self._controls.set_trace(trace)
+        self._controls.show_auto(prep.mode, auto_reason(trace))
         self._window_label.setVisible(trace.window is not None)
         self._window_label.setText(window_text(trace))
         self._fill_oob_list(trace)
@@ -296,7 +297,12 @@ class GridView(DrawnQueries, LaunchOrderControl, FullResolutionControl, QWidget)
 
     # ------------------------------------------------------------------ public API: the state
     def color_mode(self) -> str:
+        """The mode chosen (``"auto"`` by default; see ``shown_color_mode``)."""
         return self._state.mode
+
+    def shown_color_mode(self) -> str:
+        """The mode the maps are drawn in: the chosen one, or what ``"auto"`` resolved to."""
+        return self._prep.mode if self._prep is not None else self._state.mode
 
     def set_color_mode(self, mode: str) -> None:
         """``"program"``, ``"wave"``, ``"dispatch"`` (launch order), ``"readers"`` or ``"masked"``
@@ -448,10 +454,11 @@ class GridView(DrawnQueries, LaunchOrderControl, FullResolutionControl, QWidget)
         self._redraw_regions()
 
     def _on_mode(self, mode: str) -> None:
-        self._lut = mode_lut(mode)
         prep = self._prep
+        self._lut = mode_lut(mode)
         if prep is not None:
             prep.recolour(mode)
+            self._lut = mode_lut(prep.mode)
             self._redraw()
         self._update_legend()
 
@@ -592,7 +599,10 @@ class GridView(DrawnQueries, LaunchOrderControl, FullResolutionControl, QWidget)
                 used |= np.bincount(img.reshape(-1), minlength=256)[:256] > 0
             present = set(np.flatnonzero(used).tolist())
         loops = prep is not None and any(n > 0 for n in prep.loop_steps)
-        self._legend.setText(legend_html(self._state.mode, windowed, present, loops))
+        shown = prep.mode if prep is not None else self._state.mode
+        auto = (auto_words(auto_reason(prep.trace), prep.P) if prep is not None and self._state.mode == "auto"
+                else None)
+        self._legend.setText(legend_html(shown, windowed, present, loops, auto=auto))
 
     # ------------------------------------------------------------------ OOB list
     def _fill_oob_list(self, trace: Trace) -> None:
