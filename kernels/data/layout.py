@@ -188,7 +188,10 @@ class AccessLayout:
     ``threads``: the element -> (warp, lane, register) map (None for a shared layout, which has
     no threads); ``vector_bits``: bits per thread per instruction (128 = one 16-byte vector, 32 =
     scalar fp32); ``coalescing`` (global accesses with a trace) and ``bank_conflicts`` (shared
-    accesses) when computed; ``shared_layout``: the shared layout a shared access reads/writes."""
+    accesses) when computed; ``shared_layout``: the shared layout a shared access reads/writes;
+    ``shared_offsets`` (int64 [shape], for an access whose value lives in shared memory, such as a
+    wgmma operand): each element's offset in its shared buffer, in elements (the Threads view
+    draws its bank)."""
 
     index: int
     op: str
@@ -205,6 +208,10 @@ class AccessLayout:
     bank_conflicts: BankConflicts | None = None
     shared_layout: LayoutInfo | None = None
     notes: list[str] = field(default_factory=list)
+    #: times the access ran over the traced programs (the interpreter's count at its source line;
+    #: a shared access takes the count of the global access on its line): 0 when not traced
+    executions: int = 0
+    shared_offsets: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
+
 from ..data.errors import to_error_info
-from ..data.layout import AccessLayout, LayoutRequest, LayoutResult
+from ..data.layout import AccessLayout, LayoutRequest, LayoutResult, ThreadMap
 from ..data.params import ValidationError
 from ..data.trace import Window
 from . import ptx as ptx_mod
@@ -36,16 +38,23 @@ def _bits(dtype: str) -> int:
 
 
 def _register_access(index: int, op: str, acc: IRAccess, value: IRValue, num_warps: int) -> AccessLayout:
-    linear = to_linear(value.layout, value.shape)
     out = AccessLayout(index=index, op=op, ir_op=acc.ir_op, layout=layout_info(value.layout),
                        shape=tuple(value.shape), dtype=value.dtype, line=acc.line, column=acc.column)
-    out.threads = thread_map(linear, tuple(value.shape), num_warps)
+    if value.layout is None:  # a scalar: every thread holds the one element (a store: one writes it)
+        out.threads = ThreadMap((), np.zeros((num_warps, 32, 1), dtype=np.int64))
+        return out
+    out.threads = thread_map(to_linear(value.layout, value.shape), tuple(value.shape), num_warps)
     return out
 
 
 def _shared_access(index: int, op: str, acc: IRAccess, value: IRValue) -> AccessLayout:
-    return AccessLayout(index=index, op=op, ir_op=acc.ir_op, layout=layout_info(value.layout),
-                        shape=tuple(value.shape), dtype=value.dtype, line=acc.line, column=acc.column)
+    out = AccessLayout(index=index, op=op, ir_op=acc.ir_op, layout=layout_info(value.layout),
+                       shape=tuple(value.shape), dtype=value.dtype, line=acc.line, column=acc.column)
+    try:  # where each element sits in shared memory: the Threads view draws its bank
+        out.shared_offsets = shared_offsets_of(value)
+    except ValueError as e:
+        out.notes.append(str(e))
+    return out
 
 
 def _add_bank_conflicts(a: AccessLayout, acc: IRAccess) -> None:
@@ -184,6 +193,13 @@ def _measure(result: LayoutResult, run: Any, kernels: tuple, programs: str, kern
         a = result.accesses[i]
         a.coalescing = c.result()
         a.tensor = observer.tensor_names.get(i, "")
+    by_line = {}
+    for i, n in observer.executions.items():
+        result.accesses[i].executions = n
+        by_line.setdefault(result.accesses[i].line, n)
+    for a in result.accesses:
+        if a.op in ("shared_load", "shared_store") and not a.executions:
+            a.executions = by_line.get(a.line, 0)
     result.n_programs = observer.n_programs
     result.grid = observer.grid
     if observer.unmatched:

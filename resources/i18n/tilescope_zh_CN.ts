@@ -2896,8 +2896,12 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>块 {shape} · {w} 个 warp × 32 条通道</translation>
     </message>
     <message>
-        <source>A shared-memory layout: no thread holds it (shared layout: {s})</source>
-        <translation>共享内存布局：没有线程持有它（共享布局：{s}）</translation>
+        <source>A shared-memory layout whose offsets could not be read: nothing to draw.</source>
+        <translation>无法读取这个共享内存布局的偏移：没有可画的内容。</translation>
+    </message>
+    <message>
+        <source>Point at an element: its offset in shared memory and its bank.</source>
+        <translation>指向一个元素：显示它在共享内存中的偏移及所在的 bank。</translation>
     </message>
     <message>
         <source>Point at an element: its warp, lane, register and its instruction&apos;s sectors.</source>
@@ -2920,6 +2924,14 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>格子：通道（及寄存器）；奇数通道颜色较浅</translation>
     </message>
     <message>
+        <source>banks {lo}–{hi} ({n})</source>
+        <translation>bank {lo}–{hi}（{n} 个元素）</translation>
+    </message>
+    <message>
+        <source>cells: bank and offset; a row&apos;s colours in another order = the swizzle</source>
+        <translation>格子：bank 与偏移；一行的颜色顺序被打乱 = 交织（swizzle）</translation>
+    </message>
+    <message>
         <source>Access:</source>
         <translation>访问：</translation>
     </message>
@@ -2932,8 +2944,12 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>缩小到整个块（滚轮缩放，拖动平移）</translation>
     </message>
     <message>
-        <source>element {name} → warp {w}, lane {l}, register {r} (thread {t})</source>
+        <source>element {name} → shared offset {o} (byte {b}), bank {k}, 16-byte group {g} of its 128-byte row</source>
         <extracomment>Triton&apos;s own spelling of each parameter (the TTGIR&apos;s), for the header</extracomment>
+        <translation>元素 {name} → 共享内存偏移 {o}（第 {b} 字节），bank {k}，所在 128 字节行中的第 {g} 个 16 字节组</translation>
+    </message>
+    <message>
+        <source>element {name} → warp {w}, lane {l}, register {r} (thread {t})</source>
         <translation>元素 {name} → warp {w}，通道 {l}，寄存器 {r}（线程 {t}）</translation>
     </message>
     <message>
@@ -2947,6 +2963,10 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
     <message>
         <source>  (of {parent})</source>
         <translation>（源自 {parent}）</translation>
+    </message>
+    <message>
+        <source>{dtype} in shared memory: no thread holds it; each cell is coloured by its 16-byte bank group and labelled with its bank</source>
+        <translation>{dtype} 位于共享内存：没有线程持有它；每个格子按其 16 字节 bank 组着色，并标出所在的 bank</translation>
     </message>
     <message>
         <source>{dtype}, in registers (no memory instruction)</source>
@@ -2967,6 +2987,73 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
     <message>
         <source>{what} · line {line}</source>
         <translation>{what} · 第 {line} 行</translation>
+    </message>
+</context>
+<context>
+    <name>Kernels</name>
+    <message>
+        <source>Fused attention forward (FlashAttention)</source>
+        <translation>融合注意力前向（FlashAttention）</translation>
+    </message>
+    <message>
+        <source>out = softmax(q k^T / sqrt(d)) v with online softmax over K/V blocks; optional causal mask</source>
+        <translation>out = softmax(q k^T / sqrt(d)) v，按 K/V 块做在线 softmax；可选因果掩码</translation>
+    </message>
+    <message>
+        <source>Vector add</source>
+        <translation>向量加法</translation>
+    </message>
+    <message>
+        <source>out = x + y, one block of BLOCK_SIZE elements per program</source>
+        <translation>out = x + y，每个程序处理一块 BLOCK_SIZE 个元素</translation>
+    </message>
+    <message>
+        <source>Vector mul</source>
+        <translation>向量乘法</translation>
+    </message>
+    <message>
+        <source>out = x * y, the tutorials&apos; first exercise</source>
+        <translation>out = x * y，教程的第一个练习</translation>
+    </message>
+    <message>
+        <source>GELU (erf or tanh approximation)</source>
+        <translation>GELU（erf 或 tanh 近似）</translation>
+    </message>
+    <message>
+        <source>out = gelu(x), elementwise; APPROX_TANH picks the tanh form over the exact erf form</source>
+        <translation>out = gelu(x)，逐元素；APPROX_TANH 选择 tanh 形式而非精确的 erf 形式</translation>
+    </message>
+    <message>
+        <source>LayerNorm forward</source>
+        <translation>LayerNorm 前向</translation>
+    </message>
+    <message>
+        <source>y = (x - mean) / sqrt(var + eps) * weight + bias over each row; also writes mean, rstd</source>
+        <translation>对每一行 y = (x - mean) / sqrt(var + eps) * weight + bias；同时写出 mean、rstd</translation>
+    </message>
+    <message>
+        <source>Matrix multiplication (tiled, grouped order)</source>
+        <translation>矩阵乘法（分块，分组顺序）</translation>
+    </message>
+    <message>
+        <source>C = A @ B: one BLOCK_M x BLOCK_N tile of C per program, a K loop, fp32 accumulator</source>
+        <translation>C = A @ B：每个程序负责 C 的一个 BLOCK_M x BLOCK_N 块，一个 K 循环，fp32 累加器</translation>
+    </message>
+    <message>
+        <source>Softmax (fused, one row per program)</source>
+        <translation>Softmax（融合，每个程序一行）</translation>
+    </message>
+    <message>
+        <source>y = softmax(x) over each row of an (M, N) matrix; a whole row per program</source>
+        <translation>对 (M, N) 矩阵的每一行 y = softmax(x)；每个程序一整行</translation>
+    </message>
+    <message>
+        <source>Softmax (looped, online max and sum)</source>
+        <translation>Softmax（循环，在线求最大值与和）</translation>
+    </message>
+    <message>
+        <source>y = softmax(x) over rows of any width, in chunks of BLOCK_SIZE with an online max/sum</source>
+        <translation>对任意宽度的行 y = softmax(x)，按 BLOCK_SIZE 分块，在线求最大值/和</translation>
     </message>
 </context>
 </TS>

@@ -117,3 +117,23 @@ def test_the_view_follows_a_num_warps_change(qtbot, on_screen, before, after):
     assert not _close(_expected(maps[before], flat), _expected(maps[after], flat))
     assert f"warp {after - 1} (" in view.legend.text() and f"warp {after} (" not in view.legend.text()
     assert f"{after} warps" in view.vector.text()
+
+
+def test_a_shared_operand_is_drawn_by_the_bank_of_each_elements_offset(qtbot, on_screen):
+    # a 4 x 64 fp16 buffer swizzled by hand: row r XORs its 16-byte groups (8 elements) with r, so
+    # element [1, 0] sits at offset 64 + 8 (byte 144: bank 4) and [1, 8] at offset 64 (bank 0)
+    r, c = np.indices((4, 64))
+    offsets = r * 64 + (((c // 8) ^ r) * 8 + c % 8)
+    a = AccessLayout(0, "dot_b", "ttng.warp_group_dot", LayoutInfo("nvmma_shared", {"swizzle_bytes": 128}),
+                     (4, 64), "float16", line=62, shared_offsets=offsets)
+    view = on_screen(ThreadsView(), W, H, exposed=True)
+    view.set_result(LayoutResult("t", "sm_90", 4, [a]))
+    assert "bank 4," in view.text_for(64) and "shared offset 72 (byte 144)" in view.text_for(64)
+    assert "bank 0," in view.text_for(72) and "shared offset 64 (byte 128)" in view.text_for(72)
+    qtbot.wait(50)
+    # [1, 0] (bank 4: group 1) and [1, 8] (bank 0: group 0) in those groups' colours
+    for flat, bank in ((64, 4), (72, 0)):
+        rr, cc = view.tile.cell_of(flat)
+        want = tuple(int(v) for v in cell_rgba(np.array([[bank // 4]]), np.array([[bank]]))[0, 0, :3])
+        assert _close(_pixel(view, rr, cc), want), flat
+    assert "banks 0–3 (32)" in view.legend.text()  # 256 elements, 32 per 16-byte group of banks

@@ -32,6 +32,7 @@ class _RowAxis(pg.AxisItem):
 
     def __init__(self, orientation: str) -> None:
         super().__init__(orientation)
+        self.setStyle(tickLength=-4)  # ticks outside the plot: inside they cover the first row's labels
         self.row_len = 0
         self.extent = 1
 
@@ -92,15 +93,30 @@ class _Labels(pg.GraphicsObject):
                 if w < 0 or width < LANE_MIN_PX or self.written >= LABEL_LIMIT:
                     continue
                 two_lines = width >= REG_MIN_PX and ch >= 26
-                font.setPixelSize(int(max(8, min(13, ch / (2.6 if two_lines else 1.5), width / 3.2))))
+                text = _label(t.kind, lane, reg, k, two_lines)
+                chars = max(len(line) for line in text.split("\n"))
+                # a monospaced digit is ~0.6 of the pixel size: the longest line fits the run's width
+                px = min(13.0, ch / (2.6 if two_lines else 1.5), 0.92 * width / (0.62 * chars))
+                if px < 7:
+                    continue
+                font.setPixelSize(int(px))
                 p.setFont(font)
                 left = tr.map(QPointF(c, r + 0.5))
                 box = QRectF(left.x(), left.y() - ch / 2, width, ch)
-                regs = f"r{reg}" if k == 1 else f"r{reg}–{reg + k - 1}"
                 p.setPen(dark if text_dark(w, lane) else light)
-                p.drawText(box, Qt.AlignmentFlag.AlignCenter, f"L{lane}\n{regs}" if two_lines else f"{lane}")
+                p.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
                 self.written += 1
         p.restore()
+
+
+def _label(kind: str, lane: int, reg: int, k: int, two_lines: bool) -> str:
+    """A run of ``k`` cells: ``L5`` / ``r0–3`` (a thread's lane, its registers), or for a shared
+    layout ``b5`` / ``@40–41`` (the bank, the elements' offsets in the buffer)."""
+    first, second = ("b", "@") if kind == "banks" else ("L", "r")
+    if not two_lines:
+        return f"{lane}"
+    regs = f"{second}{reg}" if k == 1 else f"{second}{reg}–{reg + k - 1}"
+    return f"{first}{lane}\n{regs}"
 
 
 def _runs(t: Tile, r: int, c0: int, c1: int):

@@ -19,7 +19,7 @@ from kernels.data.layout import SECTOR_BYTES, AccessLayout, Coalescing, LayoutIn
 
 from ..i18n import translate
 
-__all__ = ["Tile", "fold", "access_tile", "legend_counts", "hover_text", "header_text", "vector_text",
+__all__ = ["Tile", "fold", "access_tile", "shared_tile", "legend_counts", "hover_text", "header_text", "vector_text",
            "coalescing_text", "element_bits", "elements_per_vector", "access_name", "instruction_of"]
 
 ROW_MAX_1D = 256  # elements per row of a folded 1-D block at most
@@ -49,6 +49,8 @@ class Tile:
     register: np.ndarray
     holders: np.ndarray  # int32 [rows, cols]: slots holding the element (> 1: broadcast)
     row_len: int  # 1-D blocks: elements per row (a row's label is row * row_len); 2-D: 0
+    kind: str = "threads"  # "banks": a shared-memory layout — warp = 16-byte bank group (bank // 4),
+    #                         lane = bank, register = the element's offset in the buffer
 
     @property
     def rows(self) -> int:
@@ -116,8 +118,21 @@ def access_tile(a: AccessLayout) -> Tile | None:
     """The cells of access ``a`` (None: a shared layout, which no thread holds)."""
     t = a.threads
     if t is None:
-        return None
+        return shared_tile(a)
     return fold(t.shape, t.warp, t.lane, t.register, t.n_holders, vector=elements_per_vector(a))
+
+
+def shared_tile(a: AccessLayout) -> Tile | None:
+    """The cells of an access whose value lives in shared memory, by bank: each element's offset
+    in the buffer (the engine's, from Triton's shared layout) -> byte -> bank (4-byte words over
+    32 banks)."""
+    if a.shared_offsets is None:
+        return None
+    offsets = np.asarray(a.shared_offsets, np.int64)
+    bank = (offsets * (element_bits(a.dtype) // 8) // 4) % 32
+    t = fold(a.shape, bank // 4, bank, offsets)
+    t.kind = "banks"
+    return t
 
 
 def legend_counts(tile: Tile, num_warps: int) -> list[int]:
@@ -137,9 +152,10 @@ def instruction_of(a: AccessLayout, warp: int, register: int) -> int:
     """The index, in ``Coalescing.per_instruction_*``, of the warp instruction that moves
     ``register`` of a thread of ``warp`` (warp-major, then the thread's register groups in order)."""
     n_regs = a.threads.n_registers if a.threads is not None else 1
-    per_vec = elements_per_vector(a)
-    per_warp = -(-n_regs // per_vec)
-    return warp * per_warp + register // per_vec
+    per_vec = max(1, min(elements_per_vector(a), n_regs))
+    if n_regs % per_vec:  # the engine counts such an access one register at a time
+        per_vec = 1
+    return warp * (n_regs // per_vec) + register // per_vec
 
 
 def hover_text(a: AccessLayout, tile: Tile, flat: int) -> str:
@@ -148,6 +164,11 @@ def hover_text(a: AccessLayout, tile: Tile, flat: int) -> str:
     instruction's sectors in the sample program, when the access was traced."""
     r, c = tile.cell_of(flat)
     w, ln, reg = int(tile.warp[r, c]), int(tile.lane[r, c]), int(tile.register[r, c])
+    if tile.kind == "banks":
+        size = element_bits(a.dtype) // 8
+        return translate("ThreadsView", "element {name} → shared offset {o} (byte {b}), bank {k}, "
+                                        "16-byte group {g} of its 128-byte row").format(
+            name=element_name(tile.shape, flat), o=reg, b=reg * size, k=ln, g=(reg * size // 16) % 8)
     text = translate("ThreadsView", "element {name} → warp {w}, lane {l}, register {r} (thread {t})").format(
         name=element_name(tile.shape, flat), w=w, l=ln, r=reg, t=w * 32 + ln)
     n = int(tile.holders[r, c])
@@ -184,6 +205,9 @@ def header_text(info: LayoutInfo) -> str:
 def vector_text(a: AccessLayout) -> str:
     """The width of each thread's accesses: ``128-bit vectors: 4 × float32 per thread``, scalar,
     or nothing to say (a ``tl.dot`` operand in registers)."""
+    if a.threads is None:
+        return translate("ThreadsView", "{dtype} in shared memory: no thread holds it; each cell is coloured by "
+                                        "its 16-byte bank group and labelled with its bank").format(dtype=a.dtype)
     if not a.vector_bits:
         return translate("ThreadsView", "{dtype}, in registers (no memory instruction)").format(dtype=a.dtype)
     n = elements_per_vector(a)
@@ -203,9 +227,12 @@ def coalescing_text(c: Coalescing) -> str:
         waste=c.wasted_bytes, eff=(c.bytes_used / (c.sectors * SECTOR_BYTES)) if c.sectors else 1.0)
 
 
+_OP_NAMES = {"dot_a": "tl.dot A", "dot_b": "tl.dot B", "accumulator": "tl.dot accumulator"}
+
+
 def access_name(a: AccessLayout) -> str:
-    """``load x · line 30``: what the picker lists."""
-    what = f"{a.op} {a.tensor}".strip()
+    """``load x_ptr · line 30``: what the picker lists."""
+    what = f"{_OP_NAMES.get(a.op, a.op)} {a.tensor}".strip()
     if a.line >= 0:
         return translate("ThreadsView", "{what} · line {line}").format(what=what, line=a.line)
     return what

@@ -139,8 +139,11 @@ class ThreadsView(QWidget):
             shape=shape, w=n_warps))
         self.coalescing.setText(self._costs_html(a))
         if self.tile is None:
-            self.legend.setText(self.tr("A shared-memory layout: no thread holds it (shared layout: {s})").format(
-                s=header_text(a.shared_layout or a.layout)))
+            self.legend.setText(self.tr("A shared-memory layout whose offsets could not be read: nothing to draw."))
+            return
+        if self.tile.kind == "banks":
+            self.legend.setText(self._banks_html(legend_counts(self.tile, 8)))
+            self.hover.setText(self.tr("Point at an element: its offset in shared memory and its bank."))
             return
         self.legend.setText(self._legend_html(legend_counts(self.tile, max(n_warps, a.threads.n_warps))))
         self.hover.setText(self.tr("Point at an element: its warp, lane, register and its instruction's sectors."))
@@ -164,6 +167,12 @@ class ThreadsView(QWidget):
                  + self.tr("warp {w} ({n})").format(w=w, n=n) for w, n in enumerate(counts)]
         return "&nbsp;&nbsp; ".join(items) + "&nbsp;&nbsp; <span style='color:#555'>" + self.tr(
             "cells: lane (and registers); odd lanes lighter") + "</span>"
+
+    def _banks_html(self, counts: list[int]) -> str:
+        items = [f"<span style='color:{warp_colour(g)}; font-size:14pt'>■</span>&nbsp;"
+                 + self.tr("banks {lo}–{hi} ({n})").format(lo=4 * g, hi=4 * g + 3, n=n) for g, n in enumerate(counts)]
+        return "&nbsp;&nbsp; ".join(items) + "&nbsp;&nbsp; <span style='color:#555'>" + self.tr(
+            "cells: bank and offset; a row's colours in another order = the swizzle") + "</span>"
 
     # -- pointer ------------------------------------------------------------------------------------
     def text_for(self, flat: int) -> str:
