@@ -5,15 +5,21 @@ A file that is not SQLite or fails ``PRAGMA integrity_check`` is moved aside to
 ``history.db.corrupt-<timestamp>`` (with its ``-wal``/``-shm`` companions), a fresh history is
 started, and ``History.warning`` says so for the UI to show.
 
-A lock is not damage: a database another process holds (another Tilescope, a backup tool) is
-waited for (``lock_wait_s``), and if it stays locked it is left untouched — its runs are read
-into memory as far as the lock allows, this session's runs are kept in memory, and the warning
-says so. The same for a file that can be read but not written (a read-only folder or mount). A
-healthy file is never moved. If the directory cannot be created the history lives in memory for
-this session, with a warning.
+Reads never touch the file: at open its runs are read into an in-memory database, and every
+new run goes there first (``add`` returns at once, never waiting on the disk or a lock). A
+writer thread puts new runs into the file; a run it cannot put there now (another process holds
+the lock, the disk is full, the file is read-only) stays queued in memory and in a journal beside
+the database when the disk allows, ``save_problem()`` says so for a banner, and it is written as
+soon as the file takes it — or at the next start, from the journal, if Tilescope was closed or
+killed first (``app.history_store``). Each run has a ``uid``: none is written twice.
 
-Each ``add`` is one transaction (WAL journal): a crash or an exception leaves either the whole row
-or nothing. ``add_many`` stores a batch (a sweep) all-or-nothing.
+A lock is not damage: a database another process holds is waited for (``lock_wait_s``), then
+left untouched; its runs are read as far as can be (a copy made by a child process, write-ahead
+log included) and the warning says so. A healthy file is never moved. If the directory cannot be
+created the history lives in memory for this session, with a warning.
+
+The writer puts each batch in one transaction (WAL journal); ``add_many`` stores a batch (a
+sweep) all-or-nothing.
 
 Non-finite floats (an ``inf`` max error where elements were never written) are stored as the
 strings ``"inf"``, ``"-inf"``, ``"nan"`` so that the JSON columns and exports stay standard JSON.
@@ -28,9 +34,12 @@ import io
 import json
 import math
 import os
+import shutil
 import sqlite3
+import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,12 +47,12 @@ from typing import Any
 
 from kernels.data.results import RunResult
 
+from . import history_store as store
 from .paths import history_path
 
 __all__ = ["CSV_COLUMNS", "History", "record_from_result"]
 
 _SCHEMA_VERSION = 1
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 #: how long ``History.open`` waits for a database another process has locked
 LOCK_WAIT_S = 2.0
 
@@ -157,15 +166,31 @@ def _iso(t: float) -> str:
 
 
 class History:
-    """The run history database. Thread-safe (one connection behind a lock)."""
+    """The run history. Thread-safe: every read is served from memory; the file is written by a
+    background thread (``app.history_store.Writer``), so neither ever waits on the disk or on
+    another process's lock."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path | None, warning: str | None = None) -> None:
-        self._conn = conn
+    def __init__(self, conn: sqlite3.Connection, path: Path | None, warning: str | None = None,
+                 file_conn: sqlite3.Connection | None = None) -> None:
+        self._conn = conn  # the in-memory database every read and every new run goes to first
         self._lock = threading.RLock()
-        #: the database file, or None when the history lives in memory
+        self._saved = threading.Condition(self._lock)
+        #: the database file, or None when the history lives in memory only
         self.path = path
         #: a message for the user when something went wrong opening the file, else None
         self.warning = warning
+        self._pending: dict[str, dict[str, Any]] = {}  # uid -> row, not yet in the file
+        self._deletes: list[tuple[str, Any]] = []
+        self._unjournalled: set[str] = set()  # pending runs the journal did not take (disk full)
+        self._problem: str | None = None  # why the pending runs are not in the file yet
+        self._closed = False
+        self._journal = store.Journal(path) if path is not None else None
+        self._writer: store.Writer | None = None
+        if path is not None:
+            store.hold(path)
+            self._writer = store.Writer(lambda: _connect(path, busy_ms=250), self._take, _write_batch,
+                                        self._written, conn=file_conn)
+            self._writer.start()
 
     # -- opening --------------------------------------------------------------------------------
     @classmethod
@@ -182,43 +207,92 @@ class History:
         warning = None
         while True:
             try:
-                reason = _damage(p)
+                reason = store.damage(p)
                 if reason is not None:
-                    backup = _move_aside(p)
+                    backup = store.move_aside(p)
                     warning = (f"The run history {p} was damaged ({reason}). It was moved to {backup.name} "
                                "and a new, empty history was started.")
-                return cls(_connect(p), p, warning)
+                file_conn = _connect(p, busy_ms=250)
+                mem = _connect(":memory:")
+                _copy_rows(file_conn, mem)
+                break
             except sqlite3.OperationalError as e:
-                if _is_lock(e) and time.monotonic() < deadline:
+                if store.is_lock(e) and time.monotonic() < deadline:
                     time.sleep(0.1)  # another process is writing: it lets go in a moment
                     continue
-                return cls._read_only(p, e, lock_wait_s, warning)
+                return cls._unwritable(p, e, lock_wait_s, warning)
             except (OSError, sqlite3.Error) as e:
-                return cls._read_only(p, e, lock_wait_s, warning)
+                return cls._unwritable(p, e, lock_wait_s, warning)
+        h = cls(mem, p, warning, file_conn=file_conn)
+        h._replay_journals()
+        return h
 
     @classmethod
-    def _read_only(cls, p: Path, e: Exception, waited: float, warning: str | None) -> History:
-        """The file is locked or cannot be written: leave it as it is, show the runs it holds
-        (read into memory) and keep this session's there too."""
-        conn, n = _memory_copy(p)
-        if isinstance(e, sqlite3.OperationalError) and _is_lock(e):
+    def _unwritable(cls, p: Path, e: Exception, waited: float, warning: str | None) -> History:
+        """The file is locked or cannot be written now: leave it as it is, show the runs it holds
+        (read into memory) and queue this session's runs for when it can be written."""
+        mem, n = _memory_copy(p, locked=store.is_lock(e))
+        if store.is_lock(e):
             why = (f"is locked by another process (another Tilescope, or a backup tool?) and stayed locked "
                    f"for {waited:g} s")
         else:
             why = f"cannot be opened for writing ({type(e).__name__}: {e})"
-        shown = (f"its {n} earlier run(s) are shown read-only" if n is not None
+        shown = (f"its {n} earlier run(s) were read and are shown" if n is not None
                  else "its runs cannot be read now either")
-        msg = (f"The run history {p} {why}. It was left untouched: {shown}, and the runs of this session "
-               "are kept in memory only. Close the other program and restart Tilescope to keep them.")
-        return cls(conn, None, msg if warning is None else f"{warning} {msg}")
+        msg = (f"The run history {p} {why}. It was left untouched: {shown}; the runs of this session are kept "
+               "in memory (and in a journal beside it when the disk allows) and written to it once it can "
+               "be written.")
+        h = cls(mem, p, msg if warning is None else f"{warning} {msg}")
+        h._problem = store.describe(e, p)
+        h._replay_journals()
+        return h
+
+    def _replay_journals(self) -> None:
+        """Runs an earlier session queued and could not write (closed while the file was locked,
+        killed): queue them again, each once."""
+        if self.path is None:
+            return
+        recs, files = store.read_journals(self.path)
+        if not recs and not files:
+            return
+        with self._lock:
+            have = {r[0] for r in self._conn.execute("SELECT uid FROM runs WHERE uid IS NOT NULL")}
+            fresh = [r for r in recs if r["uid"] not in have]
+            fresh = list({r["uid"]: r for r in fresh}.values())
+            if fresh:
+                self._insert_memory(fresh)
+        if fresh and not self._journal.append(fresh):
+            return  # the disk is full: keep the old journals until these are written
+        for q in files:
+            q.unlink(missing_ok=True)
+        if fresh and self._writer is not None:
+            self._writer.nudge()
 
     @classmethod
     def in_memory(cls) -> History:
         return cls(_connect(":memory:"), None)
 
-    def close(self) -> None:
+    def close(self, timeout_s: float = 10.0) -> None:
+        """Write what is queued (waiting up to ``timeout_s`` for a locked or full file), then
+        close. Runs still queued stay in the journal and are written at the next start."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._writer is not None:
+            self.flush(timeout_s)
+            self._writer.stop()
+            self._writer.join(timeout_s)
+            store.hold(self.path, -1)
         with self._lock:
+            left = len(self._pending)
+            lost = len(self._unjournalled)
+            if self._journal is not None:
+                if not left:
+                    self._journal.rewrite([])
+                self._journal.release()
             self._conn.close()
+        if lost:
+            print(f"tilescope: {lost} run(s) could not be saved: {self._problem}", file=sys.stderr)
 
     def __enter__(self) -> History:
         return self
@@ -232,28 +306,118 @@ class History:
         return self.add_many([result])[0]
 
     def add_many(self, results: Iterable[RunResult]) -> list[int]:
-        """Store several runs (a sweep's points) in one transaction: all of them, or none."""
-        ids: list[int] = []
-        with self._lock, self._conn:  # BEGIN ... COMMIT, or ROLLBACK on any exception
-            for r in results:
-                rec = self._row(r)
-                cur = self._conn.execute(_INSERT, rec)
-                ids.append(int(cur.lastrowid))
+        """Store several runs (a sweep's points) in one transaction: all of them, or none. Never
+        waits for the file: the runs are in memory (and in the journal) when this returns, and
+        the writer thread puts them in the file."""
+        rows = [self._row(r) for r in results]
+        with self._lock:
+            ids = self._insert_memory(rows)
+        if self._journal is not None:
+            if not self._journal.append(rows):
+                with self._lock:
+                    self._unjournalled.update(r["uid"] for r in rows)
+            self._writer.nudge()
         return ids
 
-    def _row(self, r: RunResult) -> tuple:
+    def _insert_memory(self, rows: list[dict[str, Any]]) -> list[int]:
+        ids: list[int] = []
+        with self._lock, self._conn:  # BEGIN ... COMMIT, or ROLLBACK on any exception
+            for row in rows:
+                cols = list(row)
+                cur = self._conn.execute(
+                    f"INSERT INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                    [row[c] for c in cols])
+                ids.append(int(cur.lastrowid))
+        if self.path is not None:
+            for row in rows:
+                self._pending[row["uid"]] = row
+        return ids
+
+    def _row(self, r: RunResult) -> dict[str, Any]:
         rec = record_from_result(r)
-        return (
-            rec["time"], rec["kernel"], rec["origin"], rec["backend"], rec["device"], _dump(rec["grid"]),
-            _dump(rec["values"]), _dump(rec["metrics"]), _dump_opt(rec["check"]), _dump(rec["notes"]),
-            _dump_opt(rec["error"]), rec["triton_version"], rec["torch_version"], rec["wall_s"],
-        )
+        row: dict[str, Any] = {"uid": uuid.uuid4().hex}
+        for name, _ in _COLUMNS:
+            key = _JSON_KEYS.get(name, name)
+            v = rec.get(key)
+            if name in _JSON_KEYS:
+                v = _dump_opt(v) if name in _NULLABLE_JSON else _dump(v if v is not None else _EMPTY[name])
+            row[name] = v
+        return row
 
     def delete(self, ids: Sequence[int]) -> int:
         """Remove runs; returns how many were removed."""
-        with self._lock, self._conn:
-            cur = self._conn.executemany("DELETE FROM runs WHERE id = ?", [(int(i),) for i in ids])
-            return cur.rowcount
+        with self._lock:
+            ops = []
+            for i in ids:
+                got = self._conn.execute("SELECT uid FROM runs WHERE id = ?", (int(i),)).fetchone()
+                if got is None:
+                    continue
+                if got[0] is not None:  # the writer may hold it in a batch now: delete it there too
+                    self._pending.pop(got[0], None)
+                    self._unjournalled.discard(got[0])
+                ops.append(("uid", got[0]) if got[0] is not None else ("id", int(i)))  # older files: no uid
+            with self._conn:
+                cur = self._conn.executemany("DELETE FROM runs WHERE id = ?", [(int(i),) for i in ids])
+            if self.path is not None:
+                self._deletes.extend(ops)
+        if ops and self._writer is not None:
+            self._writer.nudge()
+        return cur.rowcount
+
+    # -- the queue of the writer thread -------------------------------------------------------
+    def _take(self) -> tuple[list[dict[str, Any]], list[tuple[str, Any]]] | None:
+        with self._lock:
+            if not self._pending and not self._deletes:
+                return None
+            return list(self._pending.values()), list(self._deletes)
+
+    def _written(self, batch: tuple[list[dict[str, Any]], list[tuple[str, Any]]], error: BaseException | None) -> None:
+        rows, deletes = batch
+        with self._lock:
+            if error is not None:
+                self._problem = store.describe(error, self.path)
+                missing = [r for r in rows if r["uid"] in self._unjournalled]
+                if missing and self._journal.append(missing):  # the disk may have room again
+                    self._unjournalled.difference_update(r["uid"] for r in missing)
+                return
+            for r in rows:
+                self._pending.pop(r["uid"], None)
+                self._unjournalled.discard(r["uid"])
+            del self._deletes[:len(deletes)]
+            self._problem = None
+            if self._journal.rewrite(list(self._pending.values())):
+                self._unjournalled.clear()
+            self._saved.notify_all()
+
+    def flush(self, timeout_s: float = 10.0) -> bool:
+        """Wait until every queued run is in the file (True), or ``timeout_s`` passed (False)."""
+        if self._writer is None:
+            return True
+        deadline = time.monotonic() + timeout_s
+        with self._lock:
+            while self._pending or self._deletes:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self._writer.is_alive():
+                    return False
+                self._writer.nudge()
+                self._saved.wait(min(left, 0.5))
+        return True
+
+    def pending(self) -> int:
+        """How many runs are not in the file yet (queued: written when it can be)."""
+        with self._lock:
+            return len(self._pending)
+
+    def save_problem(self) -> str | None:
+        """A banner's sentence while runs wait because the file cannot be written, else None."""
+        with self._lock:
+            n, problem, bare = len(self._pending), self._problem, len(self._unjournalled)
+        if not n or problem is None:
+            return None
+        where = ("in memory only — they are lost if Tilescope is closed before they are saved"
+                 if bare else "in memory and in a journal beside the history")
+        return (f"{n} run(s) are not saved yet: {problem}. They are kept {where}, and written as soon as "
+                "the file can be written.")
 
     # -- reading --------------------------------------------------------------------------------
     def list(self, limit: int = 100, kernel: str | None = None) -> list[dict[str, Any]]:
@@ -338,6 +502,12 @@ _INSERT = (
 )
 
 
+_JSON_KEYS = {"grid": "grid", "vals": "values", "metrics": "metrics", "chk": "check", "notes": "notes",
+              "error": "error"}
+_NULLABLE_JSON = {"chk", "error"}
+_EMPTY: dict[str, Any] = {"grid": [], "vals": {}, "metrics": {}, "notes": []}
+
+
 def _dump(x: Any) -> str:
     return json.dumps(x, allow_nan=False, separators=(",", ":"))
 
@@ -357,8 +527,8 @@ def _to_dict(row: sqlite3.Row) -> dict[str, Any]:
     )
 
 
-def _connect(target: Path | str) -> sqlite3.Connection:
-    # check_same_thread=False: the lock in History serializes use from the GUI and callback threads
+def _connect(target: Path | str, busy_ms: int = 5000) -> sqlite3.Connection:
+    # check_same_thread=False: made by History.open, then used by the writer thread alone
     conn = sqlite3.connect(str(target), timeout=1.0, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     try:
@@ -369,100 +539,81 @@ def _connect(target: Path | str) -> sqlite3.Connection:
     except BaseException:
         conn.close()
         raise
-    conn.execute("PRAGMA busy_timeout = 5000")  # later writes wait for another writer a while
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     return conn
 
 
 def _ensure_schema(conn: sqlite3.Connection) -> None:
-    """The ``runs`` table and its index; columns an older file lacks are added."""
+    """The ``runs`` table and its indexes; columns an older file lacks are added."""
     cols = ", ".join(f"{name} {decl}" for name, decl in _COLUMNS)
     with conn:
-        conn.execute(f"CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, {cols})")
-        conn.execute("CREATE INDEX IF NOT EXISTS runs_kernel ON runs (kernel, id)")
+        conn.execute(f"CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, {cols}, uid TEXT)")
         have = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
-        for name, decl in _COLUMNS:  # an older file: add what is missing
+        for name, decl in (*_COLUMNS, ("uid", "TEXT")):  # an older file: add what is missing
             if name not in have:
                 conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {decl}")
-        conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        conn.execute("CREATE INDEX IF NOT EXISTS runs_kernel ON runs (kernel, id)")
+        conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS runs_uid ON runs (uid)")
+        if conn.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
+            conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
 
 
-def _is_lock(e: sqlite3.Error) -> bool:
-    """SQLITE_BUSY / SQLITE_LOCKED: another connection holds the file — not damage."""
-    code = getattr(e, "sqlite_errorcode", None)
-    return code in (5, 6) or "locked" in str(e).lower() or "busy" in str(e).lower()
+def _write_batch(conn: sqlite3.Connection, batch: tuple[list[dict[str, Any]], list[tuple[str, Any]]]) -> None:
+    """The writer thread's transaction: new runs (each once: a run already there by its uid is
+    skipped) and deletions."""
+    rows, deletes = batch
+    with conn:
+        for row in rows:
+            cols = list(row)
+            conn.execute(f"INSERT OR IGNORE INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                         [row[c] for c in cols])
+        for key, value in deletes:
+            conn.execute(f"DELETE FROM runs WHERE {'uid' if key == 'uid' else 'id'} = ?", (value,))
 
 
-def _memory_copy(p: Path) -> tuple[sqlite3.Connection, int | None]:
-    """An in-memory history holding the runs of ``p`` read without writing or locking it (a
-    read-only open, else an ``immutable`` one, which reads past another process's lock what was
-    last checkpointed); (connection, runs read or None when none could be)."""
+def _copy_rows(src: sqlite3.Connection, mem: sqlite3.Connection) -> int:
+    """Every run of ``src`` into the in-memory ``mem`` (ids and uids kept); returns how many."""
+    tables = {r[0] for r in src.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "runs" not in tables:
+        return 0
+    have = [r[1] for r in src.execute("PRAGMA table_info(runs)")]
+    cols = [c for c in ("id", *(name for name, _ in _COLUMNS), "uid") if c in have]
+    rows = src.execute(f"SELECT {', '.join(cols)} FROM runs ORDER BY id").fetchall()
+    with mem:
+        mem.executemany(f"INSERT INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", rows)
+    return len(rows)
+
+
+def _memory_copy(p: Path, locked: bool) -> tuple[sqlite3.Connection, int | None]:
+    """An in-memory history holding the runs of ``p`` read without writing or locking it: a
+    read-only open (a file that cannot be written); a copy of the file and its write-ahead log
+    made by a child process (a locked file: another process's exclusive lock stops even readers,
+    a read-only open may see the file without its log, and an ``immutable`` read misses the runs
+    still in the log); else an ``immutable`` read. (connection,
+    runs read or None when none could be)."""
     mem = _connect(":memory:")
     if not p.exists():
         return mem, None
-    for query in ("mode=ro", "immutable=1"):
-        try:
-            src = sqlite3.connect(f"{p.resolve().as_uri()}?{query}", uri=True, timeout=0.2)
-            try:
-                tables = {r[0] for r in src.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-                if "runs" not in tables:
-                    return mem, 0
-                have = [r[1] for r in src.execute("PRAGMA table_info(runs)")]
-                cols = [c for c in ("id", *(name for name, _ in _COLUMNS)) if c in have]
-                rows = src.execute(f"SELECT {', '.join(cols)} FROM runs ORDER BY id").fetchall()
-            finally:
-                src.close()
-        except sqlite3.Error:
-            continue
-        with mem:
-            mem.executemany(f"INSERT INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", rows)
-        return mem, len(rows)
-    return mem, None
-
-
-def _damage(p: Path) -> str | None:
-    """Why the file at p is not a usable database, or None (also for a missing or empty file)."""
-    if not p.exists() or p.stat().st_size == 0:
-        return None
-    with open(p, "rb") as f:
-        head = f.read(len(_SQLITE_MAGIC))
-    if head != _SQLITE_MAGIC:
-        return "not an SQLite database"
+    sources: list[tuple[str, str]] = [] if locked else [(p.resolve().as_uri(), "mode=ro")]
+    copy = store.copy_locked(p) if locked and p.stat().st_size else None
+    if copy is not None:
+        sources.append((copy.as_uri(), "mode=rw"))
+    sources.append((p.resolve().as_uri(), "immutable=1"))
     try:
-        # read-only: a check needs no write access (a read-only file is not damage either)
-        conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True, timeout=0.5)
-        try:
-            rows = conn.execute("PRAGMA integrity_check").fetchall()
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        finally:
-            conn.close()
-    except sqlite3.OperationalError as e:
-        if _is_lock(e) or "unable to open" in str(e):
-            raise  # locked, or not readable here: History.open decides, never moving it
-        return f"SQLite: {e}"
-    except sqlite3.DatabaseError as e:
-        return f"SQLite: {e}"
-    if not rows or rows[0][0] != "ok":
-        return "integrity check failed: " + "; ".join(str(r[0]) for r in rows[:3])
-    if tables and "runs" not in tables and not tables <= {"sqlite_sequence"}:
-        return "it is an SQLite file but holds no run history"
-    return None
-
-
-def _move_aside(p: Path) -> Path:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    backup = p.with_name(f"{p.name}.corrupt-{stamp}")
-    k = 1
-    while backup.exists():
-        backup = p.with_name(f"{p.name}.corrupt-{stamp}-{k}")
-        k += 1
-    os.replace(p, backup)
-    # a stale write-ahead log left next to a new database would be replayed into it
-    for suffix in ("-wal", "-shm", "-journal"):
-        side = p.with_name(p.name + suffix)
-        if side.exists():
-            os.replace(side, backup.with_name(backup.name + suffix))
-    return backup
-
+        for uri, query in sources:
+            try:
+                src = sqlite3.connect(f"{uri}?{query}", uri=True, timeout=0.2)
+                try:
+                    n = _copy_rows(src, mem)
+                finally:
+                    src.close()
+            except sqlite3.Error:
+                continue
+            return mem, n
+        return mem, None
+    finally:
+        if copy is not None:
+            shutil.rmtree(copy.parent, ignore_errors=True)
 
 def _atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")

@@ -118,7 +118,9 @@ def test_exception_inside_a_transaction_leaves_no_partial_rows(monkeypatch):
         # and the database is still usable afterwards
         ids = h.add_many([_result(n=2048), _result(n=4096)])
         assert h.count() == 3 and [h.get(i)["values"]["N"] for i in ids] == [2048, 4096]
-        # a second connection (another process reading) sees the same committed rows only
+        # a second connection (another process reading) sees the same committed rows only, once
+        # the writer thread has put them in the file
+        assert h.flush(300)
         other = sqlite3.connect(h.path)
         assert other.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 3
         assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
