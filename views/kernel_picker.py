@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from kernels.data.results import KernelInfo
 
 from . import theme
+from .kernel_texts import kernel_text
 from .preview import preview
 from .word_filter import WordFilterProxy
 
@@ -174,13 +175,15 @@ class KernelPicker(QWidget):
             self._model.clear()
             self._user_files = []
             for k in kernels:
-                it = QStandardItem(k.title or k.name)
+                title, summary = kernel_text(k.title), kernel_text(k.summary)  # the window's language
+                it = QStandardItem(title or k.name)
                 it.setData(k.name, NAME_ROLE)
-                it.setData(k.summary, SUMMARY_ROLE)
+                it.setData(summary, SUMMARY_ROLE)
                 it.setData(k.origin, ORIGIN_ROLE)
                 file_part = os.path.basename(k.origin) if _is_user(k.origin) else ""
-                it.setData(" ".join([k.title, k.summary, k.name, file_part]).lower(), SEARCH_ROLE)
-                tip = f"<b>{k.title}</b> <code>{k.name}</code><br>{k.summary}<br>" + self.tr(
+                # found by its words in either language
+                it.setData(" ".join([title, summary, k.title, k.summary, k.name, file_part]).lower(), SEARCH_ROLE)
+                tip = f"<b>{title}</b> <code>{k.name}</code><br>{summary}<br>" + self.tr(
                     "metric: {metric}").format(metric=k.metric)
                 if _is_user(k.origin):
                     tip += "<br>" + self.tr("from {file}").format(file=f"<code>{k.origin}</code>")

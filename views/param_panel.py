@@ -45,6 +45,7 @@ from kernels.data.results import KernelInfo
 
 from . import theme
 from .i18n import translate
+from .kernel_texts import kernel_text
 from .preview import preview
 
 __all__ = ["ChoiceSpinBox", "IntSpinBox", "ParamPanel", "Pow2SpinBox"]
@@ -261,8 +262,8 @@ class ParamPanel(QWidget):
         self._info = info
         self._params = tuple(info.params)
         self._rules = tuple(info.rules)
-        self.title.setText(f"{info.title}  ·  {info.name}")
-        self.title.setToolTip(info.summary)
+        self.title.setText(f"{kernel_text(info.title)}  ·  {info.name}")
+        self.title.setToolTip(kernel_text(info.summary))
         while self._form_layout.count():
             w = self._form_layout.takeAt(0).widget()
             if w is not None:

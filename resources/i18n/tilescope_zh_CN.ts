@@ -2888,8 +2888,8 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
 <context>
     <name>ThreadsView</name>
     <message>
-        <source>No layout yet: pick a kernel and press Layout. num_warps, block size and dtype changes redraw it.</source>
-        <translation>还没有布局：选择一个 kernel 并按“布局”。更改 num_warps、块大小或 dtype 会重新绘制。</translation>
+        <source>No layout yet: choose a kernel. Changing num_warps, a block size or the dtype redraws it.</source>
+        <translation>还没有布局：请选择一个内核。更改 num_warps、块大小或 dtype 会重新绘制。</translation>
     </message>
     <message>
         <source>block {shape} · {w} warps × 32 lanes</source>

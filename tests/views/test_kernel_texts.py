@@ -1,0 +1,67 @@
+"""The catalog kernels' titles and summaries in the Chinese window (the kernel list and the
+parameter panel's title), and a user kernel's words shown as written."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+
+from views import i18n
+from views.demo import load
+from views.kernel_picker import KernelPicker
+from views.kernel_texts import KERNEL_TEXTS, kernel_text
+from views.param_panel import ParamPanel
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture
+def zh(qapp):
+    assert i18n.install_translator(qapp, "zh_CN") == "zh_CN"
+    yield
+    i18n.install_translator(qapp, "en")
+
+
+def _catalog() -> list:
+    pytest.importorskip("triton")
+    import kernels.catalog  # noqa: F401 - registers the catalog's specs
+
+    try:
+        from kernels.specs.spec import REGISTRY
+    except ImportError:  # before the engine's specs/ folder
+        from kernels.spec import REGISTRY
+    # the catalog's own (tests elsewhere may have registered user kernels in this process)
+    return [s for s in REGISTRY if getattr(s.kernels[0], "fn", s.kernels[0]).__module__.startswith("kernels.catalog")]
+
+
+def test_every_catalog_title_and_summary_has_an_entry():
+    # breaks if a catalog kernel's title or summary changed (or a kernel was added) without its
+    # entry here: the Chinese window would show it in English
+    specs = _catalog()
+    assert len(specs) >= 8
+    missing = [t for s in specs for t in (s.title, s.summary) if t not in KERNEL_TEXTS]
+    assert not missing, missing
+
+
+def test_the_chinese_window_shows_kernel_titles_and_summaries_in_chinese(qtbot, zh):
+    # breaks if the kernel list or the parameter panel showed the catalog's English in Chinese
+    infos = load("kernel_infos")
+    picker = KernelPicker(infos)
+    qtbot.addWidget(picker)
+    model = picker._model
+    titles = [model.item(r).text() for r in range(model.rowCount())]
+    assert titles and all(_CJK.search(t) for t in titles), titles
+    assert "向量加法" in titles
+    panel = ParamPanel()
+    qtbot.addWidget(panel)
+    info = next(i for i in infos if i.name == "softmax")
+    panel.set_kernel(info)
+    assert panel.title.text().startswith("Softmax（融合，每个程序一行）") and panel.title.text().endswith("softmax")
+    assert _CJK.search(panel.title.toolTip())
+    # a user's kernel: its own words, as written
+    mine = dataclasses.replace(info, name="my_kernel", title="My own kernel", summary="does a thing")
+    panel.set_kernel(mine)
+    assert panel.title.text() == "My own kernel  ·  my_kernel"
+    assert kernel_text("does a thing") == "does a thing"
