@@ -168,6 +168,14 @@ def _widgets(tmp: Path) -> list[tuple[QWidget, list[str]]]:
         gv.hover_program(0)
         made.append((gv, [ln.split("#")[0].strip() for ln in trace.source.splitlines() if ln.strip()]))
     made.append((SourceView(), []))
+    from views.threads_view import ThreadsView
+    from views.threads_view.demo import demo_result
+    from views.threads_view.tile import access_name, header_text
+
+    threads, layouts = ThreadsView(), demo_result(4)
+    threads.set_result(layouts)
+    made += [(ThreadsView(), []), (threads, [access_name(a) for a in layouts.accesses]
+                                   + [header_text(a.layout) for a in layouts.accesses])]
     lv = LessonView(tmp / "work", tmp / "progress", "zh_CN")
     lv.request_check()
     wrong = WrongElements("out", "never written", (100,), np.arange(4), np.full(4, -1), np.full(4, 1))

@@ -129,8 +129,8 @@ class ThreadsView(QWidget):
         for w in (self.header, self.vector, self.coalescing, self.legend, self.hover):
             w.setText("")
         if a is None:
-            self.header.setText(self.tr("No layout yet: pick a kernel and press Layout. num_warps, block size "
-                                        "and dtype changes redraw it."))
+            self.header.setText(self.tr("No layout yet: choose a kernel. Changing num_warps, a block size or the "
+                                        "dtype redraws it."))
             return
         self.header.setText(f"<b>{header_text(a.layout)}</b>")
         n_warps = self.result.num_warps if self.result is not None else 0
