@@ -1112,6 +1112,14 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <source>chosen automatically: {n} programs are too many for a colour each</source>
         <translation>自动选择：{n} 个程序太多，无法各用一种颜色</translation>
     </message>
+    <message>
+        <source>recorded</source>
+        <translation>记录顺序</translation>
+    </message>
+    <message>
+        <source>bytes</source>
+        <translation>字节</translation>
+    </message>
 </context>
 <context>
     <name>HistoryView</name>

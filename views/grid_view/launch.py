@@ -51,18 +51,20 @@ def _span(pids: np.ndarray) -> str:
 def launch_table(recorded: WaveLoads, row_major: WaveLoads, wave: int) -> str:
     """Rich text: the tiles (and bytes) wave ``wave`` loads, per tensor, in both orders."""
     w_r, w_m = min(wave, recorded.n_waves - 1), min(wave, row_major.n_waves - 1)
-    head = (f"<tr><th></th><th align=right>{translate('GridView', 'recorded')}</th>"
-            f"<th align=right>{translate('GridView', 'row-major')}</th></tr>")
+    # the words outside the f-strings: pyside6-lupdate does not look inside them
+    rec, rm = translate("GridView", "recorded"), translate("GridView", "row-major")
+    tiles, nbytes = translate("GridView", "tiles"), translate("GridView", "bytes")
+    head = f"<tr><th></th><th align=right>{rec}</th><th align=right>{rm}</th></tr>"
     rows = [head]
     for t, name in enumerate(recorded.tensors):
         a, b = int(recorded.tiles[w_r, t]), int(row_major.tiles[w_m, t])
         if a or b:
             rows.append(f"<tr><td>{name}</td><td align=right>{a}</td><td align=right>{b}</td></tr>")
     ta, tb = int(recorded.total_tiles()[w_r]), int(row_major.total_tiles()[w_m])
-    rows.append(f"<tr><td><b>{translate('GridView', 'tiles')}</b></td><td align=right><b>{ta}</b></td>"
+    rows.append(f"<tr><td><b>{tiles}</b></td><td align=right><b>{ta}</b></td>"
                 f"<td align=right><b>{tb}</b></td></tr>")
     ba, bb = int(recorded.total_bytes()[w_r]), int(row_major.total_bytes()[w_m])
-    rows.append(f"<tr><td>{translate('GridView', 'bytes')}</td><td align=right>{ba:,}</td>"
+    rows.append(f"<tr><td>{nbytes}</td><td align=right>{ba:,}</td>"
                 f"<td align=right>{bb:,}</td></tr>")
     return "<table cellspacing=0 cellpadding=2>" + "".join(rows) + "</table>"
 
