@@ -268,7 +268,7 @@ class Server:
         of registered kernels only (a background thread never loads a user's file)."""
         if self.precompiler_started is None:
             from kernels.engine.precompile import Precompiler
-            from kernels.spec import REGISTRY
+            from kernels.specs.spec import REGISTRY
 
             self.precompiler_started = Precompiler(lambda r: REGISTRY.get(r.kernel),
                                                    lambda: self._live.tensors if self._live is not None else None)
@@ -387,7 +387,7 @@ def _infos(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
 
 def _run(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
     # a repeated run (same shapes, dtype and seed) reuses inputs, references, torch's timing and
-    # compile facts; the error map comes back reduced to what a screen shows (kernels.check). A
+    # compile facts; the error map comes back reduced to what a screen shows (kernels.run.check). A
     # compile ahead of this very config in flight is waited for, not done a second time
     if srv.precompiler_started is not None and req.payload.backend != "interpreter":
         srv.precompiler_started.wait_for(req.payload, cancel)
@@ -425,8 +425,8 @@ def _trace_region(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
 
 
 def _load_file(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    from kernels import userfile
     from kernels.script import SCRIPTS
+    from kernels.sources import userfile
 
     srv.engine.load_catalog()  # first: a file taking a catalog kernel's name is refused
     with _Strays() as notes:
@@ -459,7 +459,7 @@ def _open_script(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
 def _compile(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
     """``tilescope compile --file``: compile facts for a target (payload: kernel, user_file,
     values, target, keep_asm); (facts, notes)."""
-    from kernels.compile_target import compile_for_target
+    from kernels.compile.target import compile_for_target
 
     o = req.payload
     spec = srv.engine.get_spec(o["kernel"], o.get("user_file"))

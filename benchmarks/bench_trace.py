@@ -61,8 +61,8 @@ def run_case(name: str, quick: bool, plain: bool, workers: int | None = None, re
     import torch
 
     import kernels.catalog  # noqa: F401
-    from kernels.backends import Backend
-    from kernels.spec import REGISTRY
+    from kernels.run.backends import Backend
+    from kernels.specs.spec import REGISTRY
     from kernels.trace import trace_spec
 
     case = CASES[name]

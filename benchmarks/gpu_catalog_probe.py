@@ -23,7 +23,7 @@ import triton  # noqa: E402
 from triton.testing import do_bench  # noqa: E402
 
 import kernels.catalog  # noqa: E402,F401
-from kernels.spec import REGISTRY  # noqa: E402
+from kernels.specs.spec import REGISTRY  # noqa: E402
 
 SMALL = {  # moderate sizes for the correctness pass
     "vector_add": {"N": 1_000_003}, "vector_mul": {"N": 1_000_003},

@@ -75,9 +75,10 @@ def bench_markdown(rows: list[dict]) -> str:
 
 
 def correctness(backend: str = "gpu") -> list[dict]:
-    from kernels import backends, engine
+    from kernels import engine
     from kernels.data.results import RunRequest
-    from kernels.spec import REGISTRY
+    from kernels.run import backends
+    from kernels.specs.spec import REGISTRY
 
     out = []
     for spec in REGISTRY:
@@ -120,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         _log("error: no CUDA device: this script checks the GPU path (--backend interpreter for a smoke test)")
         return 2
 
-    from kernels import device, engine
+    from kernels import engine
+    from kernels.run import device
 
     peaks = None
     if args.backend == "gpu":

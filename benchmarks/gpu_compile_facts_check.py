@@ -3,7 +3,7 @@
 For every catalog kernel (at its defaults; ``--cases`` adds each spec's bench cases and autotune
 configs) this compiles the kernel twice:
 
-- the CPU path, ``kernels.compile_target.compile_for_target(spec, values, target)`` with target =
+- the CPU path, ``kernels.compile.target.compile_for_target(spec, values, target)`` with target =
   this device's own compute capability (no driver involved; registers and spills read from the
   cubin with cuobjdump, occupancy from the per-architecture table);
 - the GPU path, ``kernels.engine.run(RunRequest(kernel, values, backend="gpu"))``: the kernel
@@ -79,10 +79,11 @@ def main() -> int:
     if not torch.cuda.is_available():
         print("no CUDA device: this check compares against a real GPU compile", file=sys.stderr)
         return 2
-    from kernels import device, engine
-    from kernels.compile_target import compile_for_target
+    from kernels import engine
+    from kernels.compile.target import compile_for_target
     from kernels.data.results import RunRequest
-    from kernels.spec import REGISTRY
+    from kernels.run import device
+    from kernels.specs.spec import REGISTRY
 
     engine.load_catalog()
     major, minor = torch.cuda.get_device_capability()

@@ -29,7 +29,7 @@ sys.path.insert(0, ROOT)
 from app.client import WorkerClient, WorkerError  # noqa: E402
 from kernels.data.results import RunRequest  # noqa: E402
 
-FAULTY = os.path.join(ROOT, "benchmarks", "fixtures", "faulty_kernels.py")
+FAULTY = os.path.join(ROOT, "tests", "fixtures", "faulty_kernels.py")
 
 
 def step(client, title, req, timeout=None):

@@ -64,8 +64,9 @@ def _warm() -> None:
     sweep: CUDA and cuBLAS, Triton's driver utilities, the device's peaks (measured once and
     cached), and a first Tilescope run (its input planning imports sympy through torch: ~2 s,
     once per process). No matmul kernel is compiled here: its Triton cache stays fresh."""
-    from kernels import device, engine
+    from kernels import engine
     from kernels.data.results import RunRequest
+    from kernels.run import device
 
     device.peaks()
     r = engine.run(RunRequest("vector_add", {"N": 1 << 16}, backend="gpu", torch_baseline=False))
@@ -308,7 +309,8 @@ def _jit_hits(cache_dir: str) -> bool:
     (nothing new written there)."""
     import torch
 
-    from kernels import compile_target, engine
+    from kernels import engine
+    from kernels.compile import target as compile_target
     from kernels.tune import pipeline
 
     spec = engine.get_spec("matmul")

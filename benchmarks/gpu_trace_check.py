@@ -73,7 +73,7 @@ def _free() -> None:
 
 def _spec(name: str):
     import kernels.catalog  # noqa: F401
-    from kernels.spec import REGISTRY
+    from kernels.specs.spec import REGISTRY
 
     return REGISTRY.get(name)
 
@@ -99,10 +99,10 @@ def end_to_end(name: str, values: dict, target_s: float, label: str, process_col
     a fresh cache: Triton hashes its own files, builds its driver's helper with gcc), then the first
     trace after a Run of the kernel as written (a fresh cache for both: the instrumented build is
     compiled and its launcher built with gcc, as on a user's first Trace), then with both cached."""
-    from kernels.backends import resolve
-    from kernels.compile_target import start_triton_warmup
+    from kernels.compile.target import start_triton_warmup
     from kernels.gpu_trace.service import gpu_trace_launch
-    from kernels.prepare import prepare
+    from kernels.run.backends import resolve
+    from kernels.run.prepare import prepare
 
     spec = _spec(name)
     times = {}
@@ -143,10 +143,10 @@ def end_to_end(name: str, values: dict, target_s: float, label: str, process_col
 
 def interpreter_ratio(budget_s: float) -> None:
     """Both recorders on inputs built beforehand (each on its own device), then end to end."""
-    from kernels.backends import resolve
     from kernels.gpu_trace.compare import differences
     from kernels.gpu_trace.service import _CPU, gpu_trace_launch
-    from kernels.prepare import prepare
+    from kernels.run.backends import resolve
+    from kernels.run.prepare import prepare
     from kernels.trace import trace_launch
 
     spec = _spec("vector_add")
@@ -200,10 +200,10 @@ def overhead(name: str, values: dict, label: str) -> None:
     import torch
     import triton.testing
 
-    from kernels.backends import resolve
     from kernels.gpu_trace import tiles
     from kernels.gpu_trace.service import instrumented_launch
-    from kernels.prepare import prepare
+    from kernels.run.backends import resolve
+    from kernels.run.prepare import prepare
 
     spec = _spec(name)
     p = prepare(spec, values, resolve("gpu"), 0)

@@ -87,7 +87,7 @@ def main(names: list[str]) -> int:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from kernels.lookup import get_spec
+    from kernels.sources.lookup import get_spec
     from kernels.trace import trace_spec
 
     app = QApplication.instance() or QApplication([sys.argv[0]])

@@ -24,17 +24,17 @@ GROUPS = {
     "views": ("views",),
     "kernels.data": ("kernels.data",),
     "kernels.interp": ("kernels.interp",),
+    "kernels.trace.demo_fixtures": ("kernels.trace.demo_fixtures",),
     "kernels.trace": ("kernels.trace",),
     "kernels.gpu_trace": ("kernels.gpu_trace",),
     "kernels.engine": ("kernels.engine",),
     "kernels.tune": ("kernels.tune",),
     "kernels.script": ("kernels.script",),
     "kernels.lessons": ("kernels.lessons",),
-    "kernels: specs": ("kernels.spec", "kernels.lookup", "kernels.userfile", "kernels.catalog"),
-    "kernels.demo_fixtures": ("kernels.demo_fixtures",),
-    "kernels: run services": ("kernels.prepare", "kernels.memory", "kernels.backends", "kernels.check",
-                              "kernels.bench", "kernels.device"),
-    "kernels: compile facts": ("kernels.compiled", "kernels.compile_target"),
+    "kernels.specs": ("kernels.specs",),
+    "kernels.sources": ("kernels.sources", "kernels.catalog"),
+    "kernels.run": ("kernels.run",),
+    "kernels.compile": ("kernels.compile",),
 }
 
 

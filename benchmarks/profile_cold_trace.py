@@ -31,10 +31,10 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=40)
     args = ap.parse_args()
     import kernels.catalog  # noqa: F401
-    from kernels.backends import resolve
     from kernels.gpu_trace.service import gpu_trace_launch
-    from kernels.prepare import prepare
-    from kernels.spec import REGISTRY
+    from kernels.run.backends import resolve
+    from kernels.run.prepare import prepare
+    from kernels.specs.spec import REGISTRY
 
     spec = REGISTRY.get(args.kernel)
     for attempt in ("cold", "warm"):

@@ -1,7 +1,7 @@
 """Demo data for the panels' previews and tests — numpy only, no torch, no triton.
 
 The kernels are the catalog's own: their ``KernelInfo`` (parameters, rules, source) is recorded in
-``resources/demo/kernel_infos.pkl.gz`` by ``python -m kernels.demo_fixtures``. The *measurements*
+``resources/demo/kernel_infos.pkl.gz`` by ``python -m kernels.trace.demo_fixtures``. The *measurements*
 are made up from a small formula plus noise, since no GPU runs here: the device is called
 "Synthetic GPU (demo data)" and every RunResult carries the note "synthetic demo data" so
 nothing can pass for a real figure.

@@ -30,7 +30,7 @@ def add_parser(sub: Any) -> None:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    from kernels.compile_target import compile_for_target
+    from kernels.compile.target import compile_for_target
     from kernels.data.errors import TilescopeError
     from kernels.data.params import ValidationError
 

@@ -203,7 +203,7 @@ def _here(kind: str, payload: Any, progress: Any, on_point: Any) -> Any:
                                 autotune=payload.get("autotune", True))
     if kind == "compile":
         from kernels import engine
-        from kernels.compile_target import compile_for_target
+        from kernels.compile.target import compile_for_target
 
         o = payload
         return compile_for_target(engine.get_spec(o["kernel"]), o["values"], o["target"], keep_asm=o["keep_asm"])

@@ -1,5 +1,5 @@
 """The Compile tab's target chooser, wired: compile the shown kernel, at the panel's values, for a
-chosen GPU architecture in the worker (``kernels.compile_target`` through the worker's "compile"
+chosen GPU architecture in the worker (``kernels.compile.target`` through the worker's "compile"
 request, the one ``tilescope compile --target`` uses), on the CPU, with no GPU needed.
 
 The view (``views.compile_view.CompileView``) asks (``targetRequested``); this sends the request

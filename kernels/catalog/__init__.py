@@ -1,4 +1,4 @@
-"""The bundled kernels. Importing this package registers every spec in ``kernels.spec.REGISTRY``.
+"""The bundled kernels. Importing this package registers every spec in ``kernels.specs.spec.REGISTRY``.
 
 attention: fused attention forward (FlashAttention style); elementwise: vector add and mul;
 gelu: GELU, erf or tanh form; layernorm: LayerNorm forward; matmul: tiled matmul in grouped

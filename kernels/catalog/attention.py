@@ -15,7 +15,7 @@ import triton
 import triton.language as tl
 
 from ..data.params import Param, Rule, block, dtype_param, flag, num_stages, num_warps, shape
-from ..spec import KernelSpec, register
+from ..specs.spec import KernelSpec, register
 from ._common import BF16_INTERPRETER_FAULT, ELEMENT_BYTES, TORCH_DTYPES, randn
 
 __all__ = ["attention", "attn_fwd_kernel"]

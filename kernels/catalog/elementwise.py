@@ -11,7 +11,7 @@ import triton
 import triton.language as tl
 
 from ..data.params import Rule, block, dtype_param, num_stages, num_warps, shape
-from ..spec import KernelSpec, register
+from ..specs.spec import KernelSpec, register
 from ._common import TORCH_DTYPES, randn
 
 

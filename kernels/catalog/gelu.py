@@ -11,7 +11,7 @@ import triton
 import triton.language as tl
 
 from ..data.params import Rule, block, dtype_param, flag, num_stages, num_warps, shape
-from ..spec import KernelSpec, register
+from ..specs.spec import KernelSpec, register
 from ._common import ELEMENT_BYTES, TORCH_DTYPES, randn
 
 __all__ = ["gelu", "gelu_kernel"]

@@ -10,7 +10,7 @@ import triton
 import triton.language as tl
 
 from ..data.params import block, dtype_param, num_stages, num_warps, shape
-from ..spec import KernelSpec, register
+from ..specs.spec import KernelSpec, register
 from ._common import ELEMENT_BYTES, TORCH_DTYPES, next_pow2, rand, randn
 
 __all__ = ["EPS", "layernorm", "layernorm_fwd_kernel"]

@@ -19,7 +19,7 @@ import triton
 import triton.language as tl
 
 from ..data.params import Rule, block, dtype_param, num_stages, num_warps, shape
-from ..spec import KernelSpec, register
+from ..specs.spec import KernelSpec, register
 from ._common import ELEMENT_BYTES, TORCH_DTYPES, next_pow2, randn
 
 __all__ = ["softmax", "softmax_looped", "softmax_kernel", "softmax_looped_kernel"]

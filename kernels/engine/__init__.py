@@ -1,8 +1,8 @@
 """The engine: run one kernel configuration, sweep a grid of them, benchmark the catalog.
 
 ``run`` (``engine.run``), ``sweep`` (``engine.sweep``) and ``bench_all``
-(``engine.catalog_bench``) all start at ``kernels.prepare.prepare``; memory planning is in
-``kernels.memory``, spec lookup in ``kernels.lookup``.
+(``engine.catalog_bench``) all start at ``kernels.run.prepare.prepare``; memory planning is in
+``kernels.run.memory``, spec lookup in ``kernels.sources.lookup``.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 import torch
 import triton
 
-from .. import backends
-from ..lookup import get_spec, infos, load_catalog
-from ..memory import AllocationGuard, InputPlan, check_trace_size, plan_inputs
+from ..run import backends
+from ..run.memory import AllocationGuard, InputPlan, check_trace_size, plan_inputs
+from ..sources.lookup import get_spec, infos, load_catalog
 from .catalog_bench import bench_all, median_ratio
 from .run import run
 from .sweep import sweep

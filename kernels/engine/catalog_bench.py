@@ -6,12 +6,12 @@ import statistics
 from collections.abc import Iterable
 from typing import Any
 
-from .. import backends
 from ..data.errors import TilescopeError
 from ..data.results import Progress, RunRequest, RunResult
-from ..lookup import load_catalog
-from ..prepare import InputCache
-from ..spec import REGISTRY, KernelSpec
+from ..run import backends
+from ..run.prepare import InputCache
+from ..sources.lookup import load_catalog
+from ..specs.spec import REGISTRY, KernelSpec
 from .run import ProgressFn, run
 from .sweep import best_index
 

@@ -24,7 +24,7 @@ compiles for an explicit target on a machine without a GPU, which is how it is t
 
 Stand-ins: the inputs the last run left in the worker's live cache when they have the shapes and
 dtypes this config's inputs would have (the usual case: another block size or ``num_warps``),
-else a dry run of ``make_inputs`` on the meta device (``kernels.memory``), nothing allocated.
+else a dry run of ``make_inputs`` on the meta device (``kernels.run.memory``), nothing allocated.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def _stand_ins(spec: Any, cfg: dict, live_tensors: Mapping[str, Any] | None) -> 
     """The metas of the inputs the run will launch on (``pipeline.TensorMeta``) and their source."""
     import torch
 
-    from ..memory import dry_inputs
+    from ..run.memory import dry_inputs
     from ..tune.pipeline import metas_of
 
     dry = dry_inputs(spec, cfg)
@@ -78,8 +78,8 @@ def precompile(spec: Any, req: RunRequest, target: Any = None,
                live_tensors: Mapping[str, Any] | None = None) -> PrecompileOutcome:
     """Compile every launch ``spec`` makes for ``req``'s values into Triton's cache, for
     ``target`` (a ``GPUTarget`` or a name such as "sm_90"; None: the GPU's). Never raises."""
-    from ..compile_target import compile_inputs
-    from ..compiled import asm_texts
+    from ..compile.facts import asm_texts
+    from ..compile.target import compile_inputs
     from ..tune.pipeline import launches_of
 
     t0 = time.perf_counter()

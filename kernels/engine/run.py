@@ -13,7 +13,7 @@ between stages.
 A window's runs pass a ``LiveCache`` (the worker keeps one): a repeated run with the same shapes,
 dtype and seed — another block size or ``num_warps`` — reuses the inputs, the references, the
 torch baseline's timing and the compile facts of a kernel compiled before, and is timed with the
-shorter interactive budget (``kernels.bench``). The check itself is never cached: every launch
+shorter interactive budget (``kernels.run.bench``). The check itself is never cached: every launch
 starts from outputs poisoned (or restored) by ``prepare`` and is compared again.
 """
 
@@ -29,15 +29,16 @@ from typing import Any
 import torch
 import triton
 
-from .. import bench, check, compiled, device
-from ..backends import with_options
+from ..compile import facts as compiled
 from ..data.errors import Cancelled, first_line, to_error_info
 from ..data.grid import n_programs
 from ..data.results import CompileFacts, Progress, RunRequest, RunResult, Timing
-from ..lookup import get_spec
-from ..memory import budgets
-from ..prepare import InputCache, Prepared, prepare
-from ..spec import KernelSpec
+from ..run import bench, check, device
+from ..run.backends import with_options
+from ..run.memory import budgets
+from ..run.prepare import InputCache, Prepared, prepare
+from ..sources.lookup import get_spec
+from ..specs.spec import KernelSpec
 
 __all__ = ["run", "LiveCache", "MAX_ASM_CHARS", "ProgressFn", "CancelFn"]
 
@@ -334,7 +335,7 @@ def _time(p: Prepared, req: RunRequest, st: _State, launch_ms: float, torch_timi
         return timing, torch_timing, (None, None)
     with be.activate(spec.kernels, note_grids=False) as K:
         K = with_options(K, req.launch_options)
-        if live is not None:  # a window's run: the interactive budget (kernels.bench)
+        if live is not None:  # a window's run: the interactive budget (kernels.run.bench)
             timing = bench.gpu_time(lambda: p.launch(K), warmup=live.warmup_ms, rep=live.rep_ms)
         else:
             timing = bench.gpu_time(lambda: p.launch(K))

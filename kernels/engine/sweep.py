@@ -14,7 +14,7 @@ with their spread, says when the winner is within the noise (``kernels.tune.rank
 the export texts (``kernels.tune.export``).
 
 Points whose data parameters agree share one set of inputs (``prepare.InputCache``); every point
-still starts from reset outputs (see ``kernels.prepare``). torch's time depends on the data only,
+still starts from reset outputs (see ``kernels.run.prepare``). torch's time depends on the data only,
 so it is measured once per input set.
 """
 
@@ -30,14 +30,14 @@ from typing import Any
 
 import triton
 
-from .. import backends, bench, device
-from ..backends import Backend
 from ..data.errors import first_line, to_error_info
 from ..data.params import ValidationError
 from ..data.results import ErrorInfo, Progress, RunRequest, RunResult, SweepPoint, SweepRequest, SweepResult
-from ..lookup import get_spec
-from ..prepare import InputCache, prepare
-from ..spec import KernelSpec
+from ..run import backends, bench, device
+from ..run.backends import Backend
+from ..run.prepare import InputCache, prepare
+from ..sources.lookup import get_spec
+from ..specs.spec import KernelSpec
 from ..tune import limits as tlimits
 from ..tune import pipeline, rank
 from ..tune.space import LAUNCH_OPTIONS, Space, build_space

@@ -119,8 +119,8 @@ def run_window(spec: Any, values: Mapping[str, Any], seed: int = 0, *, window: W
     """Prepare ``spec``'s inputs at ``values`` (seeded) on the CPU and run its launch under the
     interpreter, bounded as the module doc says. Raises Cancelled when ``cancel()`` turns true,
     and what ``prepare`` or the launch raise."""
-    from ..backends import resolve
-    from ..prepare import prepare
+    from ..run.backends import resolve
+    from ..run.prepare import prepare
 
     win = Window.parse(window) if isinstance(window, str) else window
     be = resolve("interpreter")

@@ -3,9 +3,8 @@ against the interpreter's — numpy only (the GUI process imports this module).
 
 ``differences(gpu, ref)`` lists, one line each, where two traces of the same launch disagree:
 grid, tensors, each map element for element, per-program statistics, out-of-bounds records
-(program, op, line, kind, lanes, nearest tensor). Empty: the same trace. ``CROSS_CHECK_CASES``
-are small parameter values for every catalog kernel, small enough for the interpreter (the CPU
-tests, the GPU tests and the H200 check all use them).
+(program, op, line, kind, lanes, nearest tensor). Empty: the same trace. The cases
+the tests compare on are in ``tests/fixtures/cross_check_cases.py``.
 
 "Interpreter vs GPU" (the window's compare action; the run is ``serve.compare_backends``): the
 same launch on the same seeded inputs both ways; ``differing_elements(a, b, atol, rtol)`` marks
@@ -24,22 +23,10 @@ import numpy as np
 from ..data.gpu_trace import GpuTraceResult
 from ..data.trace import NO_PROGRAM, SEVERAL, Trace
 
-__all__ = ["CROSS_CHECK_CASES", "MAP_FIELDS", "BackendComparison", "OutputDiff", "differences",
+__all__ = ["MAP_FIELDS", "BackendComparison", "OutputDiff", "differences",
            "differing_elements", "programs_of", "writer_of"]
 
 MAP_FIELDS = ("writer", "reader", "n_reads", "n_writes", "n_readers", "n_atomic")
-
-CROSS_CHECK_CASES: dict[str, dict] = {
-    "vector_add": {"N": 4100, "BLOCK_SIZE": 1024},
-    "vector_mul": {"N": 700, "BLOCK_SIZE": 256},
-    "softmax": {"M": 9, "N": 100, "BLOCK_SIZE": 128},
-    "softmax_looped": {"M": 5, "N": 300, "BLOCK_SIZE": 64},
-    "matmul": {"M": 80, "N": 72, "K": 80, "BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_SIZE_M": 2},
-    "layernorm": {"M": 5, "N": 100, "BLOCK_SIZE": 32},
-    "gelu": {"N": 2500, "BLOCK_SIZE": 1024},
-    "attention": {"BATCH": 1, "HEADS": 2, "N_CTX": 80, "HEAD_DIM": 16, "BLOCK_M": 32, "BLOCK_N": 16,
-                  "CAUSAL": True},
-}
 
 
 def _oob_rows(tr: Trace) -> list[tuple]:

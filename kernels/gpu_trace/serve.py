@@ -91,8 +91,8 @@ def compare_backends(request: TraceRequest, *, device: str | None = None, progre
 
 def _on_device(spec: Any, request: TraceRequest, device: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """(the outputs of the kernel as written, run on ``device``, on the host; the values used)."""
-    from ..backends import resolve
-    from ..prepare import prepare
+    from ..run.backends import resolve
+    from ..run.prepare import prepare
 
     on_gpu = device != "cpu"
     gpu_be = resolve("gpu" if on_gpu else "interpreter")
@@ -108,7 +108,7 @@ def _on_device(spec: Any, request: TraceRequest, device: str) -> tuple[dict[str,
 
 def _compare(request: TraceRequest, device: str, progress: ProgressFn | None, cancel: Callable[[], bool] | None,
              max_programs: int, budget_s: float) -> BackendComparison:
-    from ..lookup import get_spec
+    from ..sources.lookup import get_spec
 
     def say(stage: str, fraction: float) -> None:
         if cancel is not None and cancel():

@@ -1,6 +1,6 @@
 """The GPU recorder's entry points: a registered kernel traced from its instrumented build.
 
-``gpu_trace_spec(spec, values, ...)`` prepares the launch (``kernels.prepare``, inputs on the
+``gpu_trace_spec(spec, values, ...)`` prepares the launch (``kernels.run.prepare``, inputs on the
 device), runs the spec's launcher with a ``K`` that swaps the chosen launch for the instrumented
 build (``rewrite.instrument``) with its shadow buffers (``shadow.Recording``) as extra arguments,
 and turns the buffers into the same ``Trace`` the interpreter recorder makes (maps, per-program
@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import Backend, gpu_status
 from ..data.coarse import CoarseTrace
 from ..data.errors import BackendUnavailable, ResourceError, to_error_info
 from ..data.gpu_trace import MAX_MAP_ELEMENTS, GpuTraceInfo, GpuTraceResult, Timeline
@@ -37,9 +36,10 @@ from ..data.results import ErrorInfo, Progress
 from ..data.trace import AccessTable, TensorInfo, TensorMaps, Trace, TraceRequest, Window
 from ..interp import Interpreter, TensorArg, bind, constexpr_names, grid3, plain
 from ..interp.args import tensor_arg
-from ..lookup import get_spec
-from ..prepare import prepare
-from ..spec import jit_source
+from ..run.backends import Backend, gpu_status
+from ..run.prepare import prepare
+from ..sources.lookup import get_spec
+from ..specs.spec import jit_source
 from .device import OOB_CAP
 from .rewrite import instrument
 from .shadow import Recording
@@ -264,7 +264,7 @@ def _gpu_launch(fn: Any, grid: Any, args: tuple, kw: dict, out: _Launched) -> No
 
     import torch
 
-    from ..compile_target import launcher_builder
+    from ..compile.target import launcher_builder
 
     t0 = time.perf_counter()
     build = launcher_builder(fn, args, kw) if out.compiled is None else None  # Triton 3.6: gcc, beside the compile
@@ -338,8 +338,8 @@ def _occupancy(ln: _Launched, on_gpu: bool) -> tuple[int, int]:
     registers than the kernel as written): the timeline's formula. (132, 1) without CUDA."""
     if not on_gpu or ln.compiled is None:
         return 132, 1
-    from .. import compiled
-    from ..device import device_facts
+    from ..compile import facts as compiled
+    from ..run.device import device_facts
 
     facts, _ = compiled.compile_facts(ln.compiled, int(np.prod(ln.grid)), device_facts("gpu").limits,
                                       keep_asm=False)
@@ -452,8 +452,8 @@ def gpu_trace_spec(spec: Any, values: dict[str, Any] | None = None, *, seed: int
         require_cuda()
     if progress is not None:
         progress(Progress("building inputs", 0.0))
-    from ..backends import resolve
-    from ..compile_target import start_triton_warmup
+    from ..compile.target import start_triton_warmup
+    from ..run.backends import resolve
 
     warming = start_triton_warmup() if on_gpu else None  # beside the inputs
     p = prepare(spec, dict(values or {}), resolve("gpu") if on_gpu else _CPU, seed)

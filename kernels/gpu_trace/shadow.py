@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..check import block_max, map_stride
 from ..data.trace import (
     NO_PROGRAM,
     OOB_OUTSIDE_STORAGE,
@@ -36,6 +35,7 @@ from ..data.trace import (
     TensorMaps,
 )
 from ..interp import TensorArg
+from ..run.check import block_max, map_stride
 from . import device as dev
 from . import tiles as tiles_
 

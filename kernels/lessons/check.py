@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..check import compare
 from ..data.errors import InterpreterFault, TraceCancelled, TraceUnsupported
+from ..run.check import compare
 from ..trace import trace_launch
 from .defs import LESSONS, Case, Extra, Lesson, Run
 from .diff import Side, budget_figures, budget_texts, map_diff, oob_texts

@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from collections import Counter
 
-from ..backends import Backend, resolve
 from ..data.errors import UserFileError
 from ..data.script import CapturedLaunch, ScriptCapture
-from ..spec import REGISTRY, KernelSpec
+from ..run.backends import Backend, resolve
+from ..specs.spec import REGISTRY, KernelSpec
 from .capture import LiveLaunch, capture
 from .grid_rule import infer_grid_rule
 from .specs import _ints, describe_args, spec_from_launch

@@ -39,11 +39,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..backends import Backend
 from ..data.errors import UserFileError
 from ..data.script import ScriptCapture
 from ..data.trace import OP_LOAD
 from ..interp import Interpreter, LaunchInfo, Observer, bind, constexpr_names, grid3
+from ..run.backends import Backend
 from .cuda_on_cpu import EMULATED_TARGET, cuda_on_cpu
 
 __all__ = ["LiveLaunch", "capture", "StopScript", "warm_kernel"]
@@ -307,7 +307,7 @@ def _compile_facts(fn: Any, args: tuple, kwargs: dict, notes: list[str]) -> tupl
     regs, shared = STAND_IN_FACTS
     stand_in = f"the script saw a stand-in's {regs} registers and {shared} bytes of shared memory"
     try:
-        from ..compile_target import compile_jit_for_target  # CPU-side compile for the emulated GPU
+        from ..compile.target import compile_jit_for_target  # CPU-side compile for the emulated GPU
     except ImportError:
         notes.append(f"kernel.warmup: {name} cannot be compiled here; {stand_in}")
         return regs, 0, _Metadata(shared, kwargs)

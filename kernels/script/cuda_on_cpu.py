@@ -23,7 +23,7 @@ __all__ = ["cuda_on_cpu", "EMULATED_GPU", "EMULATED_TARGET"]
 #: the architecture ``kernel.warmup`` compiles for without a GPU (its registers and shared memory)
 EMULATED_TARGET = "sm_90"
 
-#: the GPU whose properties a script sees without one (the project's H200; kernels.device has more)
+#: the GPU whose properties a script sees without one (the project's H200; kernels.run.device has more)
 EMULATED_GPU = {
     "name": "NVIDIA H200 (emulated: no GPU here)",
     "capability": 90,

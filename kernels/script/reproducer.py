@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from ..spec import jit_source
+from ..specs.spec import jit_source
 from .capture import LiveLaunch
 
 __all__ = ["export_reproducer"]

@@ -28,7 +28,7 @@ import torch
 from ..data.grid import grid_of
 from ..data.params import NUM_WARPS, Param, is_pow2
 from ..data.script import CapturedArg, CapturedLaunch
-from ..spec import KernelSpec
+from ..specs.spec import KernelSpec
 from .capture import LiveLaunch, _OutOfTime, _time_budget, warm_kernel
 from .cuda_on_cpu import cuda_on_cpu
 from .grid_rule import infer_grid_rule, is_stride

@@ -236,7 +236,7 @@ class Recorder(Observer):
     def on_end(self, launch: LaunchInfo) -> None:
         import triton
 
-        from ..spec import jit_source
+        from ..specs.spec import jit_source
 
         t1 = time.perf_counter()
         lanes = sum(int(part["addr"].shape[0]) for part in self.parts)

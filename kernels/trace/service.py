@@ -1,19 +1,19 @@
 """The one trace entry point for the CLI and the worker: a registered kernel, prepared by the
-request service (``kernels.prepare``) on the CPU and recorded by ``recorder.trace_launch``."""
+request service (``kernels.run.prepare``) on the CPU and recorded by ``recorder.trace_launch``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..backends import Backend
 from ..data.coarse import coarsen
 from ..data.errors import to_error_info
 from ..data.params import ValidationError
 from ..data.results import ErrorInfo, Progress
 from ..data.trace import Trace, TraceRequest, TraceResult, Window
-from ..lookup import get_spec
-from ..memory import check_trace_size
-from ..prepare import prepare
+from ..run.backends import Backend
+from ..run.memory import check_trace_size
+from ..run.prepare import prepare
+from ..sources.lookup import get_spec
 from .recorder import CancelFn, ProgressFn, trace_launch
 
 __all__ = ["trace", "trace_spec", "for_window"]

@@ -10,7 +10,7 @@
 
 What the launcher does is found by running it on meta tensors with a recording ``K`` (nothing
 is allocated or launched); which tensor dimension holds which shape parameter, by planning the
-inputs (``kernels.memory.plan_inputs``) again with that parameter changed.
+inputs (``kernels.run.memory.plan_inputs``) again with that parameter changed.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ import torch
 import triton
 
 from ..data.results import SweepPoint, SweepResult
-from ..memory import InputPlan, plan_inputs
-from ..spec import KernelSpec
+from ..run.memory import InputPlan, plan_inputs
+from ..specs.spec import KernelSpec
 from .rank import fmt_ms, values_text
 from .space import LAUNCH_OPTIONS
 
@@ -275,7 +275,7 @@ _LAUNCH = """def _launch(tensors, cfg):
     if all(t.device.type == 'cuda' for t in tensors.values() if isinstance(t, torch.Tensor)):
         SPEC.run_launch({K}, tensors, cfg)
         return
-    from kernels.backends import resolve  # not on a GPU: Triton's interpreter, through Tilescope
+    from kernels.run.backends import resolve  # not on a GPU: Triton's interpreter, through Tilescope
 
     with resolve('interpreter').activate(SPEC.kernels) as K:
         SPEC.run_launch(K, tensors, cfg)"""
@@ -377,8 +377,8 @@ def triton_op_text(spec: KernelSpec, result: SweepResult, op_name: str | None = 
         f"    sys.path.insert(0, {str(_REPO)!r})",
         "",
         *_kernel_imports(spec, user_file),
-        "from kernels.lookup import get_spec  # noqa: E402",
-        *(["from kernels.backends import with_options  # noqa: E402"] if extra else []),
+        "from kernels.sources.lookup import get_spec  # noqa: E402",
+        *(["from kernels.run.backends import with_options  # noqa: E402"] if extra else []),
         "",
         f"SPEC = get_spec({spec.name!r}{f', user_file={user_file!r}' if user_file else ''})",
         "#: the winner's tuned values: constexprs and launch options",

@@ -10,7 +10,7 @@
 - **Block size**: no tensor of a program may have more than 2**20 elements (Triton's
   ``TRITON_MAX_TENSOR_NUMEL``), and a program has at most 1024 threads.
 
-Pure Python: ``kernels.device`` imports nothing heavy at module level.
+Pure Python: ``kernels.run.device`` imports nothing heavy at module level.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..device import DeviceLimits, limits_for_capability
+from ..run.device import DeviceLimits, limits_for_capability
 
 __all__ = ["ITEMSIZE", "MAX_TENSOR_NUMEL", "Fit", "check_fit", "limits_for_target", "shared_memory_estimate"]
 

@@ -29,12 +29,12 @@ from typing import Any
 
 import torch
 
-from .. import bench
-from ..backends import with_options
 from ..data.errors import first_line, to_error_info
 from ..data.results import ErrorInfo, Timing
-from ..prepare import InputCache, prepare
-from ..spec import KernelSpec
+from ..run import bench
+from ..run.backends import with_options
+from ..run.prepare import InputCache, prepare
+from ..specs.spec import KernelSpec
 from . import procpool
 
 __all__ = ["CompileOutcome", "CompilePool", "POINT_BENCH", "REMEASURE_BENCH", "TensorMeta", "bench_point",

@@ -136,7 +136,7 @@ def jobs_for_launches(launches: Iterable[tuple[Any, tuple, dict]], target: Any) 
     """A CompileJob per ``(jit_fn, args, kwargs)`` launch, for ``target`` (a GPUTarget or a
     name such as "sm_90"). Raises when a launch cannot be derived or shipped (ValueError for a
     kernel a worker could not import or inputs that do not pickle)."""
-    from ..compile_target import compile_inputs
+    from ..compile.target import compile_inputs
 
     env = triton_env()
     jobs = []

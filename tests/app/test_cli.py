@@ -16,7 +16,7 @@ import pytest
 
 import kernels.engine  # noqa: F401  (the in-process tests below run the engine: torch and triton load here)
 from app.cli import main
-from kernels import userfile
+from kernels.sources import userfile
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -134,7 +134,7 @@ def test_a_file_whose_import_never_returns_is_stopped_by_the_timeout(cli_runs, k
 
 def test_the_cli_never_imports_a_user_file_itself(tmp_path, capsys):
     from app.cli import main
-    from kernels.spec import REGISTRY
+    from kernels.specs.spec import REGISTRY
 
     path = write(tmp_path, "spec", "good", name="hostile_in_process")
     assert main(["list", "--file", str(path)]) == 0

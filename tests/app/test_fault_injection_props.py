@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import kernels.engine  # noqa: F401  (the in-process runs load torch here, not inside an example)
 from app.cli import main
 from kernels.data.params import ValidationError, parse_value
-from kernels.spec import REGISTRY
+from kernels.specs.spec import REGISTRY
 
 MAX_EXAMPLES = 60
 _SETTINGS = settings(max_examples=MAX_EXAMPLES, deadline=None, derandomize=True,

@@ -27,7 +27,7 @@ from app.paths import history_path, settings_path
 from app.settings import DEFAULT_TIMEOUT_S, Settings
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "benchmarks" / "fixtures"
+FIXTURES = ROOT / "tests" / "fixtures"
 FAULTY = str(FIXTURES / "faulty_kernels.py")
 TIMEOUT_S = 3.0  # the run timeout the learner set (Run timeout…), short for the endless kernel
 

@@ -18,7 +18,7 @@ import pytest
 from app.protocol import Request, read_frame
 from app.worker import Server
 from kernels.data.results import RunRequest
-from kernels.lookup import get_spec
+from kernels.sources.lookup import get_spec
 
 
 class _Replies:

@@ -329,7 +329,7 @@ import triton
 import triton.language as tl
 
 from kernels.data.params import block, dtype_param, num_stages, num_warps, shape
-from kernels.spec import KernelSpec, register
+from kernels.specs.spec import KernelSpec, register
 
 
 @triton.jit

@@ -15,7 +15,8 @@ import torch
 from worker_env import worker_env
 
 from app.client import WorkerClient
-from kernels import compile_target, engine
+from kernels import engine
+from kernels.compile import target as compile_target
 from kernels.data.results import RunRequest
 from kernels.tune import pipeline
 

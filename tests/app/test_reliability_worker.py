@@ -32,7 +32,7 @@ from kernels.data.results import CheckResult, RunRequest, RunResult, SweepReques
 from kernels.data.trace import TraceRequest
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "benchmarks" / "fixtures"
+FIXTURES = ROOT / "tests" / "fixtures"
 FAULTY = str(FIXTURES / "faulty_kernels.py")
 
 

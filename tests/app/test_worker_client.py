@@ -453,7 +453,7 @@ _USER_FILE = textwrap.dedent('''
     import triton.language as tl
 
     from kernels.data.params import block, flag, shape
-    from kernels.spec import KernelSpec, register
+    from kernels.specs.spec import KernelSpec, register
 
     print("user kernel file imported")  # must land on stderr, not in the reply stream
 

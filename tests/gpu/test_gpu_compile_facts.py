@@ -10,7 +10,7 @@ import torch
 import kernels.catalog  # noqa: F401  (registers the specs parametrized below)
 from kernels import engine
 from kernels.data.results import RunRequest
-from kernels.spec import REGISTRY
+from kernels.specs.spec import REGISTRY
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]
 
@@ -19,7 +19,7 @@ NAMES = [s.name for s in REGISTRY if s.origin == "catalog"]
 
 @pytest.mark.parametrize("name", NAMES)
 def test_cpu_compile_facts_equal_the_gpu_compile(name):
-    from kernels.compile_target import compile_for_target
+    from kernels.compile.target import compile_for_target
 
     major, minor = torch.cuda.get_device_capability()
     cpu, _ = compile_for_target(name, {}, f"sm_{major}{minor}", keep_asm=False)

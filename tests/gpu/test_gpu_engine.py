@@ -13,9 +13,10 @@ import triton
 import triton.testing
 
 import kernels.catalog  # noqa: F401  (registers the specs parametrized below)
-from kernels import device, engine
+from kernels import engine
 from kernels.data.results import RunRequest
-from kernels.spec import REGISTRY
+from kernels.run import device
+from kernels.specs.spec import REGISTRY
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]

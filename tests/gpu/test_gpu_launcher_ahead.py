@@ -26,7 +26,7 @@ def test_the_launcher_built_ahead_is_the_one_the_launch_loads(tmp_path, monkeypa
     # breaks if the launcher built ahead differs from the launch's (the launch then builds a
     # second one: no time saved)
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
-    from kernels.compile_target import launcher_builder
+    from kernels.compile.target import launcher_builder
 
     x = torch.randn(1000, device="cuda")
     out = torch.empty_like(x)

@@ -10,13 +10,14 @@ import pytest
 import torch
 import triton
 import triton.language as tl
+from fixtures.cross_check_cases import CROSS_CHECK_CASES
 
 import kernels.catalog  # noqa: F401  (registers the bundled kernels)
 from kernels.data.trace import OOB_OUTSIDE_STORAGE, TraceRequest
 from kernels.gpu_trace import gpu_trace
-from kernels.gpu_trace.compare import CROSS_CHECK_CASES, differences
+from kernels.gpu_trace.compare import differences
 from kernels.gpu_trace.service import gpu_trace_launch, gpu_trace_spec
-from kernels.spec import REGISTRY
+from kernels.specs.spec import REGISTRY
 from kernels.trace import trace_launch, trace_spec
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]

@@ -16,10 +16,10 @@ import triton.language as tl
 from triton.runtime.jit import JITFunction
 
 import kernels.catalog  # noqa: F401  (registers every spec)
-from kernels import backends
 from kernels.catalog._common import next_pow2
 from kernels.data.params import ValidationError
-from kernels.spec import REGISTRY, KernelSpec
+from kernels.run import backends
+from kernels.specs.spec import REGISTRY, KernelSpec
 
 NAN = float("nan")
 

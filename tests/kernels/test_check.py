@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from kernels import bench, check
 from kernels.data.results import Timing
+from kernels.run import bench, check
 
 NAN, INF = float("nan"), float("inf")
 

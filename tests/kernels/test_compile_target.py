@@ -1,4 +1,4 @@
-"""Compile facts for a chosen GPU without one (kernels.compile_target), on Triton 3.6 and 3.9.
+"""Compile facts for a chosen GPU without one (kernels.compile.target), on Triton 3.6 and 3.9.
 
 Triton compiles to PTX and a cubin for any target on a CPU-only machine, and its wheel ships
 ptxas and cuobjdump: registers, spills, shared memory, IR texts, SASS and the occupancy are all
@@ -15,10 +15,11 @@ import torch
 import triton
 import triton.language as tl
 
-from kernels import compiled, device
-from kernels.compile_target import available_targets, compile_for_target, compile_jit_for_target, parse_target
+from kernels.compile import facts as compiled
+from kernels.compile.target import available_targets, compile_for_target, compile_jit_for_target, parse_target
 from kernels.data.errors import CompileError
 from kernels.data.params import ValidationError
+from kernels.run import device
 
 pytestmark = pytest.mark.filterwarnings("ignore:TRITON_DEFAULT_FP_FUSION")
 LIMITERS = {"warps", "blocks", "registers", "shared memory"}
@@ -152,7 +153,7 @@ def test_jit_function_through_compile_for_target_and_autotune():
 
 def _tiny_spec(make_inputs):
     from kernels.data.params import Param, num_warps, shape
-    from kernels.spec import KernelSpec
+    from kernels.specs.spec import KernelSpec
 
     def launch(K, t, cfg, grid):
         return K(_scale_kernel)[grid](t["x"], t["out"], cfg["N"], 0.5, BLOCK=cfg["BLOCK"], num_warps=cfg["num_warps"])
@@ -221,7 +222,7 @@ def test_resource_usage_and_limits_table():
 
 
 def _cubin_of_vector_add() -> bytes:
-    from kernels.compile_target import _CACHE
+    from kernels.compile.target import _CACHE
 
     ck = next(e.ck for k, e in reversed(_CACHE.items()) if e.ck.name == "binary_kernel" and k[1] == 90)
     usage = compiled.resource_usage(ck.asm["cubin"])
@@ -230,7 +231,7 @@ def _cubin_of_vector_add() -> bytes:
 
 
 def test_import_is_light():
-    code = ("import sys, kernels.compile_target, kernels.compiled; "
+    code = ("import sys, kernels.compile.target, kernels.compile.facts; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'torch', 'triton')]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -14,12 +14,14 @@ import triton
 import triton.language as tl
 from triton.backends.compiler import GPUTarget
 
-from kernels import backends, compiled, engine
+from kernels import engine
 from kernels.catalog.elementwise import vector_add
+from kernels.compile import facts as compiled
 from kernels.data.errors import to_error_info
 from kernels.data.results import RunRequest, SweepRequest
-from kernels.device import DeviceLimits, limits_for_capability
-from kernels.spec import REGISTRY
+from kernels.run import backends
+from kernels.run.device import DeviceLimits, limits_for_capability
+from kernels.specs.spec import REGISTRY
 
 NO_CUDA = not torch.cuda.is_available()
 

@@ -17,15 +17,16 @@ import pytest
 import torch
 import triton
 import triton.language as tl
+from fixtures.cross_check_cases import CROSS_CHECK_CASES
 
 import kernels.catalog  # noqa: F401  (registers the bundled kernels)
 from kernels.data.errors import BackendUnavailable
 from kernels.data.trace import OOB_OUTSIDE_STORAGE, OOB_OUTSIDE_VIEW, SEVERAL, TraceRequest
 from kernels.gpu_trace import Timeline, gpu_trace
-from kernels.gpu_trace.compare import CROSS_CHECK_CASES, differences
+from kernels.gpu_trace.compare import differences
 from kernels.gpu_trace.rewrite import instrument
 from kernels.gpu_trace.service import gpu_trace_launch, gpu_trace_spec
-from kernels.spec import REGISTRY
+from kernels.specs.spec import REGISTRY
 from kernels.trace import trace_launch, trace_spec
 
 
@@ -54,7 +55,7 @@ def test_instrumented_catalog_kernel_gives_the_interpreter_recorders_maps(name):
 
 def test_the_instrumented_build_computes_what_the_kernel_computes():
     from kernels.gpu_trace.service import _CPU
-    from kernels.prepare import prepare
+    from kernels.run.prepare import prepare
 
     spec = REGISTRY.get("matmul")
     p = prepare(spec, CATALOG["matmul"], _CPU, 0)
@@ -253,7 +254,7 @@ def test_without_cuda_the_gpu_recorder_says_so_in_one_line():
 def test_the_instrumented_builds_compile_for_an_h200():
     """sm_90 machine code from this CPU-only machine: both builds compile, the maps build uses
     relaxed atomics, the timeline build reads %globaltimer and %smid and nothing else changes."""
-    from kernels.compile_target import available_targets, compile_jit_for_target
+    from kernels.compile.target import available_targets, compile_jit_for_target
     from kernels.gpu_trace.device import lanes_mask
     from kernels.gpu_trace.service import _tensor_arg
     from kernels.gpu_trace.shadow import Recording

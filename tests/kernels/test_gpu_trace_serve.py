@@ -24,7 +24,7 @@ from kernels.gpu_trace.compare import (
     writer_of,
 )
 from kernels.gpu_trace.serve import compare_backends
-from kernels.spec import REGISTRY
+from kernels.specs.spec import REGISTRY
 from kernels.trace import trace_spec
 
 NO_CUDA = not torch.cuda.is_available()

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 import pytest
 import torch
 
-from kernels import check, engine
+from kernels import engine
 from kernels.catalog.elementwise import binary_kernel
 from kernels.data.params import block, dtype_param, num_warps, shape
 from kernels.data.results import RunRequest
 from kernels.engine.run import LiveCache
-from kernels.spec import REGISTRY, KernelSpec
+from kernels.run import check
+from kernels.specs.spec import REGISTRY, KernelSpec
 
 _DT = {"fp32": torch.float32, "fp16": torch.float16}
 

@@ -73,12 +73,12 @@ def test_warmup_then_the_compiled_kernel_launched_with_positional_constexprs():
 
 
 def test_warmup_without_a_compiler_gives_a_stand_in_the_script_can_divide_by(monkeypatch):
-    import kernels.compile_target
+    import kernels.compile.target
 
     def refuse(*a, **k):
         raise RuntimeError("no ptxas here")
 
-    monkeypatch.setattr(kernels.compile_target, "compile_jit_for_target", refuse)
+    monkeypatch.setattr(kernels.compile.target, "compile_jit_for_target", refuse)
     cap, (spec,) = _open("warmup_persistent.py")
     assert any("stand-in's 32 registers" in n and "no ptxas here" in n for n in cap.notes)
     assert cap.launches[0].grid == (50, 1, 1) and _run(spec).grid == (50, 1, 1)

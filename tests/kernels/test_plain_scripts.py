@@ -130,7 +130,7 @@ def test_a_script_with_while_true_is_stopped_after_its_budget():
 
 
 def test_user_file_loading_opens_a_plain_script(tmp_path):
-    from kernels import userfile
+    from kernels.sources import userfile
 
     src = (SCRIPTS / "tuple_grid_positional.py").read_text()
     p = tmp_path / "mine.py"
@@ -142,8 +142,8 @@ def test_user_file_loading_opens_a_plain_script(tmp_path):
 
 
 def test_a_script_that_launches_nothing_says_so(tmp_path):
-    from kernels import userfile
     from kernels.data.errors import UserFileError
+    from kernels.sources import userfile
 
     p = tmp_path / "nothing.py"
     p.write_text("import triton\nprint('hello')\n")

@@ -16,7 +16,8 @@ import pytest
 import torch
 from triton.backends.compiler import GPUTarget
 
-from kernels import compile_target, engine
+from kernels import engine
+from kernels.compile import target as compile_target
 from kernels.data.results import RunRequest
 from kernels.engine.precompile import Precompiler, precompile, precompile_key
 from kernels.tune import pipeline
@@ -50,7 +51,7 @@ def _launch_lookup(kernel: str, values: dict, options: dict | None = None):
 def test_a_config_compiled_ahead_has_its_sass_ready_for_the_runs_compile_facts(cache_dir, monkeypatch):
     # breaks if the Run's compile facts start a cuobjdump process for a binary compiled ahead
     # (about 0.5 s on the H200: most of a live run)
-    from kernels import compiled
+    from kernels.compile import facts as compiled
 
     if compiled._cuobjdump() is None:
         pytest.skip("no cuobjdump")

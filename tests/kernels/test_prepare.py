@@ -14,9 +14,9 @@ import triton.language as tl
 from kernels import engine
 from kernels.data.params import block, shape
 from kernels.data.results import RunRequest, SweepRequest
-from kernels.lookup import get_spec
-from kernels.prepare import InputCache, prepare
-from kernels.spec import REGISTRY, KernelSpec
+from kernels.run.prepare import InputCache, prepare
+from kernels.sources.lookup import get_spec
+from kernels.specs.spec import REGISTRY, KernelSpec
 
 
 @triton.jit

@@ -15,10 +15,11 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from kernels import backends, engine
+from kernels import engine
 from kernels.data.params import Param
 from kernels.data.results import RunRequest
-from kernels.spec import REGISTRY
+from kernels.run import backends
+from kernels.specs.spec import REGISTRY
 
 engine.load_catalog()
 CATALOG = sorted(s.name for s in REGISTRY if s.origin == "catalog")

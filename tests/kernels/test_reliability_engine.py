@@ -20,14 +20,15 @@ import triton
 import triton.language as tl
 from triton.backends.compiler import GPUTarget
 
-from kernels import backends, check, engine, memory
+from kernels import engine
 from kernels.catalog.elementwise import vector_add
 from kernels.data.errors import ResourceError, to_error_info
 from kernels.data.results import RunRequest
-from kernels.spec import REGISTRY
+from kernels.run import backends, check, memory
+from kernels.specs.spec import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "benchmarks" / "fixtures"
+FIXTURES = ROOT / "tests" / "fixtures"
 FAULTY = str(FIXTURES / "faulty_kernels.py")
 
 

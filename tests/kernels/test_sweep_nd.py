@@ -22,7 +22,7 @@ from kernels.data.results import (
     Timing,
 )
 from kernels.engine.sweep import _Runner, plan_sweep
-from kernels.spec import REGISTRY
+from kernels.specs.spec import REGISTRY
 from kernels.tune import check_fit, limits_for_target, pipeline
 from kernels.tune.rank import rank
 from kernels.tune.space import build_space
@@ -277,7 +277,7 @@ def test_auto_compiles_in_threads_without_a_started_pool_and_a_broken_pool_falls
 
 
 def test_launch_options_the_spec_has_no_parameter_for_reach_every_launch():
-    from kernels.backends import with_options
+    from kernels.run.backends import with_options
 
     seen = []
 

@@ -19,7 +19,7 @@ import triton.language as tl
 
 import kernels.catalog  # noqa: F401  (registers the bundled kernels)
 from kernels.data.trace import OOB_OUTSIDE_STORAGE, OOB_OUTSIDE_VIEW
-from kernels.spec import REGISTRY
+from kernels.specs.spec import REGISTRY
 from kernels.trace import (
     NO_PROGRAM,
     OP_ATOMIC,

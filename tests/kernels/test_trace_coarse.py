@@ -12,7 +12,7 @@ import pytest
 from kernels.data.coarse import CoarseTrace, WindowTraceRequest, coarsen, shipped_bytes, window_request
 from kernels.data.maps import load_tiles
 from kernels.data.trace import NO_PROGRAM, SEVERAL, TraceRequest, TraceResult
-from kernels.lookup import get_spec
+from kernels.sources.lookup import get_spec
 from kernels.trace import trace_spec
 from kernels.trace.service import for_window, trace
 from views.grid_view.prepare import prepare_trace

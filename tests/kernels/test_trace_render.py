@@ -14,7 +14,7 @@ from PIL import Image, ImageFont
 
 import kernels.catalog  # noqa: F401  (registers the bundled kernels)
 from app.cli import main
-from kernels.spec import REGISTRY
+from kernels.specs.spec import REGISTRY
 from kernels.trace import trace_spec
 from kernels.trace.render import PALETTE, render, step_trace
 

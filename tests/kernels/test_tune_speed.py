@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from kernels import compile_target, engine
+from kernels import engine
+from kernels.compile import target as compile_target
 from kernels.data.results import SweepRequest, SweepResult, Timing
 from kernels.engine.sweep import _Runner, plan_sweep
 from kernels.tune import pipeline, procpool, rank

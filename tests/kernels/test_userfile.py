@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from kernels import engine, userfile
+from kernels import engine
 from kernels.data.errors import UserFileError
 from kernels.data.results import RunRequest
-from kernels.spec import REGISTRY
+from kernels.sources import userfile
+from kernels.specs.spec import REGISTRY
 
 # a complete user kernel: a helper @triton.jit function called from the kernel (which only runs
 # under the interpreter when the engine swaps the helper for its interpreted twin)
@@ -21,7 +22,7 @@ import triton
 import triton.language as tl
 
 from kernels.data.params import block, dtype_param, num_stages, num_warps, shape
-from kernels.spec import KernelSpec, register
+from kernels.specs.spec import KernelSpec, register
 
 
 @triton.jit

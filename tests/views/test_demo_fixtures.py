@@ -3,7 +3,7 @@
 The widgets' previews and tests draw these recordings; if a catalog kernel, the tracer or the
 trace model changes, the shipped files go stale and the demos would show a kernel that no longer
 exists. These tests record them again (on the CPU interpreter: this module imports the engine)
-and compare. When one fails, run ``python -m kernels.demo_fixtures`` and look at what changed.
+and compare. When one fails, run ``python -m kernels.trace.demo_fixtures`` and look at what changed.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("triton")
 
-from kernels import demo_fixtures  # noqa: E402
 from kernels.data.trace import AccessTable, TensorMaps  # noqa: E402
+from kernels.trace import demo_fixtures  # noqa: E402
 from views.demo import FIXTURE_DIR, fixture_names, load, repeat_programs  # noqa: E402
 
 TRACES = [n for n in demo_fixtures.names() if n != "kernel_infos"]
@@ -62,7 +62,7 @@ def test_the_kernel_infos_equal_the_catalogs():
 def test_a_repeated_recording_equals_a_recording_of_the_longer_launch():
     # breaks if the large vector adds of the stress tests (a recording repeated along the grid)
     # differ from what the tracer records for that launch
-    from kernels.lookup import get_spec
+    from kernels.sources.lookup import get_spec
     from kernels.trace import trace_spec
 
     recorded = trace_spec(get_spec("vector_add"), {"N": 3 * 4096, "BLOCK_SIZE": 128, "dtype": "fp32"}, workers=1)

@@ -165,7 +165,7 @@ def test_the_mouse_reports_exactly_the_element_under_it_at_any_zoom(qtbot, view,
 def test_the_traced_98432_vector_reports_element_40000(qtbot, view):
     # the case the learner reported, on the catalog kernel's own trace (blocks of 1024)
     pytest.importorskip("triton")
-    from kernels.lookup import get_spec
+    from kernels.sources.lookup import get_spec
     from kernels.trace import trace_spec
 
     tr = trace_spec(get_spec("vector_add"), {"N": 98432, "BLOCK_SIZE": 1024, "dtype": "fp32"}, workers=1)

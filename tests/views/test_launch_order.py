@@ -68,7 +68,7 @@ def tutorial():
     """The catalog matmul traced at the tutorial's size: 9×9 tiles of 16 (M = N = K = 144),
     grouped (GROUP_SIZE_M=3) and row-major (GROUP_SIZE_M=1)."""
     pytest.importorskip("triton")
-    from kernels.lookup import get_spec
+    from kernels.sources.lookup import get_spec
     from kernels.trace import trace_spec
 
     def run(group: int):

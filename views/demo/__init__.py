@@ -1,6 +1,6 @@
 """Demo data for the widgets' previews and tests, recorded from real kernels — no torch, no triton.
 
-``python -m kernels.demo_fixtures`` records small launches of the catalog kernels (and of four
+``python -m kernels.trace.demo_fixtures`` records small launches of the catalog kernels (and of four
 small kernels for what the catalog does not show) and writes them to ``resources/demo/``;
 ``fixtures`` reads them. Here they are offered by name: each demo trace is a ``Trace`` the tracer
 recorded. Larger vector adds for stress tests are a recorded one repeated along the grid

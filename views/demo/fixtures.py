@@ -1,6 +1,6 @@
 """Reading the demo fixtures of ``resources/demo/`` — numpy and the ``kernels.data`` classes only.
 
-The files are written by ``python -m kernels.demo_fixtures`` (which needs torch and triton); here
+The files are written by ``python -m kernels.trace.demo_fixtures`` (which needs torch and triton); here
 they are only read, so the widgets' previews and tests run without either. Every ``load`` gives a
 fresh object: a caller may change what it gets (a test breaking a trace on purpose) without
 touching anyone else's copy.
@@ -18,7 +18,7 @@ from resources import RESOURCES_DIR
 __all__ = ["FIXTURE_DIR", "fixture_names", "kernel_info", "load"]
 
 FIXTURE_DIR = RESOURCES_DIR / "demo"
-SUFFIX = ".pkl.gz"  # kernels.demo_fixtures.SUFFIX: that module is the engine's, not imported here
+SUFFIX = ".pkl.gz"  # kernels.trace.demo_fixtures.SUFFIX: that module is the engine's, not imported here
 
 
 def fixture_names() -> list[str]:
@@ -30,7 +30,7 @@ def _raw(name: str) -> bytes:
     path = FIXTURE_DIR / f"{name}{SUFFIX}"
     if not path.is_file():
         raise FileNotFoundError(f"no demo fixture {name!r} in {FIXTURE_DIR} (have {', '.join(fixture_names())}); "
-                                "python -m kernels.demo_fixtures writes them")
+                                "python -m kernels.trace.demo_fixtures writes them")
     return gzip.decompress(path.read_bytes())
 
 

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import torch
 
-from .data.results import CheckResult
+from ..data.results import CheckResult
 
 __all__ = ["MAX_ERROR_MAP_ELEMENTS", "block_max", "check_outputs", "compare", "map_stride", "poison"]
 

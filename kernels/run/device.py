@@ -1,6 +1,6 @@
 """Device facts (name, SMs, memory, per-SM limits) and measured peaks, cached per device.
 
-The limits feed the occupancy estimate in ``kernels.compiled``; the peaks turn GB/s and TFLOP/s
+The limits feed the occupancy estimate in ``kernels.compile.facts``; the peaks turn GB/s and TFLOP/s
 into "% of what this device actually reaches": a device-to-device copy (bytes read + written)
 and a large bf16 matmul, each timed with ``triton.testing.do_bench``. Measuring takes a few
 seconds, so it happens once per device and is cached in a JSON file in the user's cache

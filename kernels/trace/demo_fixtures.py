@@ -1,6 +1,6 @@
 """The demo data the widgets' previews and tests use, recorded from real kernels.
 
-``python -m kernels.demo_fixtures`` traces small launches on the CPU interpreter and writes each
+``python -m kernels.trace.demo_fixtures`` traces small launches on the CPU interpreter and writes each
 as a gzipped pickle into ``resources/demo/``; ``views.demo`` loads them without torch or triton.
 So a demo can never drift from the kernel it shows: a trace here is what the tracer records for
 the catalog kernel (``trace_spec``), and ``tests/views/test_demo_fixtures.py`` fails when a
@@ -31,10 +31,10 @@ import torch
 import triton
 import triton.language as tl
 
-from kernels.lookup import get_spec
+from kernels.sources.lookup import get_spec
 from kernels.trace import trace_launch, trace_spec
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURE_DIR = ROOT / "resources" / "demo"
 SUFFIX = ".pkl.gz"
 
@@ -224,7 +224,7 @@ def write(name: str, directory: Path = FIXTURE_DIR) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kernels.demo_fixtures", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m kernels.trace.demo_fixtures", description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help=f"fixtures to write (default: all of {', '.join(names())})")
     parser.add_argument("--out", type=Path, default=FIXTURE_DIR, help="directory (default: resources/demo)")
     args = parser.parse_args(argv)

@@ -16,10 +16,11 @@ from typing import Any
 
 import torch
 
+from ..data.errors import TilescopeError
+from ..data.params import ValidationError
+from ..specs.spec import KernelSpec
 from . import check
 from .backends import Backend, check_dtype, resolve
-from .data.errors import TilescopeError
-from .data.params import ValidationError
 from .memory import (
     AllocationGuard,
     InputPlan,
@@ -29,7 +30,6 @@ from .memory import (
     memory_check,
     plan_inputs,
 )
-from .spec import KernelSpec
 
 __all__ = ["InputCache", "Prepared", "prepare"]
 

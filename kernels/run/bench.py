@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .data.results import Metrics, Timing
+from ..data.results import Metrics, Timing
 
 __all__ = ["GPU_METHOD", "INTERPRETER_METHOD", "CPU_TORCH_METHOD", "LIVE_REP_MS", "LIVE_WARMUP_MS", "gpu_time",
            "wall_time", "timing_from_samples", "metrics"]

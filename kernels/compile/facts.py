@@ -16,7 +16,7 @@ Occupancy follows the CUDA occupancy calculator's rules (``cuda_occupancy.h``):
 The smallest wins; waves = programs / (SMs * programs per SM).
 
 Compiling for a chosen GPU on a machine without one (``compile_for_target``,
-``compile_jit_for_target``) lives in ``kernels.compile_target``, which builds on this module.
+``compile_jit_for_target``) lives in ``kernels.compile.target``, which builds on this module.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from .data.errors import first_line
-from .data.results import CompileFacts
-from .device import DeviceLimits
+from ..data.errors import first_line
+from ..data.results import CompileFacts
+from ..run.device import DeviceLimits
 
 __all__ = ["ASM_KINDS", "Occupancy", "add_occupancy", "asm_texts", "compile_facts", "kernel_facts", "occupancy",
            "registers_from_cubin", "resource_usage", "waves"]

@@ -1,7 +1,7 @@
 """Load a user's kernel file: a plain Triton script (run with its launches captured, see
 ``kernels.script``), or a .py that registers specs the way the catalog modules do:
 
-    from kernels.spec import KernelSpec, register
+    from kernels.specs.spec import KernelSpec, register
     register(KernelSpec(name="my_add", ...))
 
 ``load(path)`` imports the file under a fresh module name, so loading it again (after an edit)
@@ -22,8 +22,8 @@ import sys
 import traceback
 from pathlib import Path
 
-from .data.errors import UserFileError
-from .spec import REGISTRY, KernelSpec
+from ..data.errors import UserFileError
+from ..specs.spec import REGISTRY, KernelSpec
 
 __all__ = ["load", "loaded_from", "ensure_loaded", "unload"]
 
@@ -81,8 +81,8 @@ def load(path: str | os.PathLike) -> list[KernelSpec]:
         raise UserFileError(f"{shown} is not a Python file ({e})", field="user_file") from None
 
     key = str(p)
-    from . import catalog  # noqa: F401 — first, so a file that takes a catalog kernel's name is refused
-    from .script import is_plain_script
+    from .. import catalog  # noqa: F401 — first, so a file that takes a catalog kernel's name is refused
+    from ..script import is_plain_script
 
     if is_plain_script(source):
         return _load_script(p, shown, source)
@@ -154,7 +154,7 @@ def load(path: str | os.PathLike) -> list[KernelSpec]:
     if not new:
         rollback()
         raise UserFileError(
-            f"{shown} registers no kernels: call kernels.spec.register(KernelSpec(...)) in it",
+            f"{shown} registers no kernels: call kernels.specs.spec.register(KernelSpec(...)) in it",
             field="user_file")
     for s in new:
         s.origin = key
@@ -186,7 +186,7 @@ def _unpin_source(key: str) -> None:
 
 
 def _load_script(p: Path, shown: str, source: str) -> list[KernelSpec]:
-    from .script import open_script
+    from ..script import open_script
 
     linecache.checkcache(str(p))
     _pin_source(str(p), source)

@@ -18,8 +18,8 @@ from typing import Any
 import triton
 import triton.language as tl
 
-from .data.errors import BackendUnavailable, InterpreterFault
-from .interp import AccessGuard, Interpreter, LaunchInfo, Observer, ProgramProgress, interpreted
+from ..data.errors import BackendUnavailable, InterpreterFault
+from ..interp import AccessGuard, Interpreter, LaunchInfo, Observer, ProgramProgress, interpreted
 
 __all__ = [
     "Backend",

@@ -5,8 +5,8 @@ Triton compiles down to PTX and a cubin for any target it knows without touching
 ``ptxas``, ``cuobjdump`` and ``nvdisasm``. So, for sm_80, sm_89, sm_90, sm_100, ... this gives
 what a GPU run shows: the IR texts (TTIR, TTGIR, LLIR, PTX, SASS), registers and spills (the
 cubin's resource usage), shared memory (``metadata.shared``), num_warps, num_stages, and the
-occupancy from that architecture's limits (``kernels.device``) through the same estimate a GPU
-run uses (``kernels.compiled``), with the limiting resource named.
+occupancy from that architecture's limits (``kernels.run.device``) through the same estimate a GPU
+run uses (``kernels.compile.facts``), with the limiting resource named.
 
 Two entry points:
 
@@ -46,10 +46,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from . import compiled, device
-from .data.errors import CompileError, TilescopeError, first_line, to_error_info
-from .data.params import ValidationError
-from .data.results import CompileFacts
+from ..data.errors import CompileError, TilescopeError, first_line, to_error_info
+from ..data.params import ValidationError
+from ..data.results import CompileFacts
+from ..run import device
+from . import facts as compiled
 
 __all__ = ["available_targets", "compile_for_target", "compile_inputs", "compile_jit_for_target", "launcher_builder",
            "parse_target", "start_triton_warmup"]
@@ -526,8 +527,8 @@ def _capture(spec: Any, cfg: dict, seed: int) -> tuple[_Launch, list[str]]:
 
 def _spec_of(spec: Any) -> Any:
     if isinstance(spec, str):
-        from . import catalog  # noqa: F401 - registers the bundled kernels
-        from .spec import REGISTRY
+        from .. import catalog  # noqa: F401 - registers the bundled kernels
+        from ..specs.spec import REGISTRY
 
         return REGISTRY.get(spec)
     return spec
@@ -543,7 +544,7 @@ def compile_for_target(spec: Any, values: Any = None, target: Any = "sm_90", *, 
     For convenience ``spec`` may also be a ``@triton.jit`` function: ``values`` is then the
     launch, ``(args, kwargs)`` or a dict of keyword arguments (see ``compile_jit_for_target``).
 
-    Returns (CompileFacts, notes), as ``kernels.compiled.compile_facts`` does for a GPU run:
+    Returns (CompileFacts, notes), as ``kernels.compile.facts.compile_facts`` does for a GPU run:
     registers, spills, shared memory, num_warps / num_stages (the spec's launch parameters),
     the IR texts and SASS (``keep_asm``), occupancy with its limiting resource, and waves for the
     spec's grid. Raises ValidationError for a bad value or target, CompileError otherwise."""

@@ -32,9 +32,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .data.grid import grid_of
-from .data.params import Param, Rule, Validation, ValidationError, validate
-from .data.results import KernelInfo
+from ..data.grid import grid_of
+from ..data.params import Param, Rule, Validation, ValidationError, validate
+from ..data.results import KernelInfo
 
 __all__ = ["KernelSpec", "Registry", "REGISTRY", "register", "jit_source"]
 

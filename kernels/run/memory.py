@@ -18,9 +18,9 @@ from typing import Any
 
 import torch
 
+from ..data.errors import ResourceError
+from ..specs.spec import KernelSpec
 from .backends import Backend
-from .data.errors import ResourceError
-from .spec import KernelSpec
 
 __all__ = ["AllocationGuard", "InputPlan", "budgets", "check_fits", "check_trace_size", "host_available",
            "dry_inputs", "largest_shape_param", "memory_check", "plan_inputs"]

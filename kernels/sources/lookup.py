@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ..data.results import KernelInfo
+from ..specs.spec import REGISTRY, KernelSpec
 from . import userfile
-from .data.results import KernelInfo
-from .spec import REGISTRY, KernelSpec
 
 __all__ = ["get_spec", "infos", "load_catalog", "spec_of_file"]
 
@@ -36,7 +36,7 @@ def infos() -> list[KernelInfo]:
 def spec_of_file(path: str, launch: int = 1) -> KernelSpec:
     """The ``launch``-th kernel (1-based) a user file gives: its N-th captured launch for a plain
     script, its N-th registered spec for a file of specs."""
-    from .data.params import ValidationError
+    from ..data.params import ValidationError
 
     specs = userfile.ensure_loaded(path)
     if not 1 <= launch <= len(specs):
