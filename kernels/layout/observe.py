@@ -46,6 +46,7 @@ class AddressObserver(Observer):
             cands.sort(key=lambda i: accesses[i].column)
         self.shapes = {i: tuple(accesses[i].shape) for i in counters}
         self.tensor_names: dict[int, str] = {}
+        self.executions: dict[int, int] = defaultdict(int)
         self.unmatched = 0
         self.shape_mismatch = 0
         self.seen: dict[tuple[int, int], int] = {}
@@ -87,8 +88,13 @@ class AddressObserver(Observer):
         self.seen[(op, line)] = k + 1
         i = cands[k % len(cands)]
         if tuple(np.shape(ptrs)) != self.shapes[i]:
-            self.shape_mismatch += 1
-            return None
+            if np.size(ptrs) != int(np.prod(self.shapes[i])):
+                self.shape_mismatch += 1
+                return None
+            if mask is not None:
+                mask = np.reshape(np.broadcast_to(mask, np.shape(ptrs)), self.shapes[i])
+            ptrs = np.reshape(ptrs, self.shapes[i])  # a scalar access: (1,) here, () in the IR
+        self.executions[i] += 1
         first = (i, self.pid) not in self.programs_seen
         if first:
             self.programs_seen.add((i, self.pid))

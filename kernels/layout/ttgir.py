@@ -86,10 +86,9 @@ def _triton() -> Any:
     return types.SimpleNamespace(ir=ir, gluon_ir=gluon_ir)
 
 
-@functools.lru_cache(maxsize=1)
 def _context() -> tuple[Any, Any]:
-    """One MLIR context with Triton's dialects and a Gluon builder over it (kept for the process:
-    parsing needs both and they are not cheap)."""
+    """An MLIR context with Triton's dialects and a Gluon builder over it. Made per call, not
+    kept: nanobind reports every binding object still alive at exit as a leak on stderr."""
     t = _triton()
     ctx = t.ir.context()
     t.ir.load_dialects(ctx)
@@ -168,6 +167,10 @@ def _text_ops(text: str, locs: dict[str, tuple[str, int, int]]) -> list[tuple[st
 
 def _value(builder: Any, v: Any) -> IRValue:
     type_text = str(v.get_type())
+    if not type_text.startswith(("tensor<", "!ttg.memdesc<")):  # a scalar: one pointer, no layout
+        ptr = re.search(r"!tt\.ptr<(\w+)>", type_text)
+        elem = ptr.group(1) if ptr else type_text
+        return IRValue((), _ELEM.get(elem, elem), None, False, type_text)
     shape, dtype, shared = _parse_type(type_text)
     layout = builder.get_gluon_layout_from_memdesc(v) if shared else builder.get_gluon_layout_from_tensor(v)
     return IRValue(shape, dtype, layout, shared, type_text)
@@ -286,6 +289,8 @@ def _parse_file(ttgir: str, ctx: Any) -> Any:
 def layout_info(layout: Any) -> LayoutInfo:
     """``kernels.data.layout.LayoutInfo`` of a Gluon layout object (kind and parameters as plain
     lists of ints; the parent of a slice or dot-operand layout described the same way)."""
+    if layout is None:
+        return LayoutInfo("other", {}, "scalar (no layout: one address for the whole program)")
     name = type(layout).__name__
     g = functools.partial(getattr, layout)
     lst = lambda v: [int(x) for x in v]  # noqa: E731
