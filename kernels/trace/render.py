@@ -11,6 +11,14 @@ Colours (the legend at the bottom repeats them):
 - red: an element written by several programs (a plain store: a race on the GPU); a grid cell
   with a red frame: that program had out-of-bounds lanes (listed under the legend).
 
+When a pixel would hold several elements (a tensor drawn downsampled) or the launch has more
+than ``AUTO_MAX_PROGRAMS`` programs, 20 cycling colours are noise (and sampling every k-th
+element aliases: a vector add at N = 2^22 came out as two solid halves). Then the colours are
+the **launch order** instead — a smooth ramp from the first program (dark violet) to the last
+(yellow) — and each pixel is the *mean* of the elements it covers, so neighbours in time look
+alike and nothing aliases; an element several programs read takes its first reader's colour,
+lighter. The title says which colouring was chosen and why.
+
 ``wave=w`` dims everything except the programs of wave ``w`` and the elements they touch.
 ``step=k`` draws iteration ``k`` (0-based, as the window's loop slider counts) of the kernel's
 first loop only: the maps are made from the accesses of that iteration (matmul: the A and B tiles
@@ -18,7 +26,8 @@ of K step ``k``; the store after the loop is not in it), and the title says whic
 Program ids are written on the grid cells, and on each tile a single program wrote (or alone
 read), wherever the number fits. Text lines wrap to the image's width. The image's
 ``info["text_lines"]`` lists every line drawn as (x, y, text), ``info["pid_labels"]`` every
-program id as (pid, x, y) of its centre.
+program id as (pid, x, y) of its centre, ``info["tiles"]`` every tile map as (tensor, x, y,
+width, height) and ``info["colouring"]`` the colouring chosen ("program" or "launch order").
 1-D tensors are folded into rows (a power-of-two width near the square root of their size);
 tensors of more than two dimensions are drawn as (product of leading dims) x last dim.
 No Qt, no matplotlib, no torch.
@@ -33,10 +42,10 @@ from typing import Any
 import numpy as np
 
 from ..data.maps import derive, event_lane_mask, footprint, programs_in_wave
-from ..data.trace import NO_PROGRAM, SEVERAL, AccessTable, Trace
+from ..data.trace import NO_PROGRAM, OP_LOAD, SEVERAL, AccessTable, Trace
 
-__all__ = ["PALETTE", "GREY", "RED", "render", "render_png", "tensor_rgb", "grid_rgb", "fold_shape", "loop_steps",
-           "step_trace", "tensor_owner"]
+__all__ = ["PALETTE", "GREY", "RED", "AUTO_MAX_PROGRAMS", "render", "render_png", "tensor_rgb", "grid_rgb",
+           "fold_shape", "loop_steps", "step_trace", "tensor_owner", "launch_order_rgb", "colouring"]
 
 # Tableau-20: distinguishable neighbours, so adjacent programs never share a colour
 PALETTE = np.array([
@@ -51,6 +60,32 @@ BG = (255, 255, 255)
 INK = (20, 20, 20)
 _BLUE_LIGHT = np.array((198, 219, 239), np.float32)
 _BLUE_DARK = np.array((8, 48, 107), np.float32)
+#: above this many programs each program's own colour is noise (the grid view's rule too)
+AUTO_MAX_PROGRAMS = 256
+# viridis at nine evenly spaced points (matplotlib's table): the launch-order ramp
+_VIRIDIS = np.array([(68, 1, 84), (71, 44, 122), (59, 81, 139), (44, 113, 142), (33, 144, 141),
+                     (39, 173, 129), (92, 200, 99), (170, 220, 50), (253, 231, 37)], np.float32)
+
+
+def launch_order_rgb(rank: np.ndarray, n: int) -> np.ndarray:
+    """uint8 [..., 3]: the launch-order ramp at ``rank`` (0 = first of ``n``)."""
+    t = np.asarray(rank, np.float64) / max(n - 1, 1) * (len(_VIRIDIS) - 1)
+    i = np.clip(np.floor(t).astype(np.int64), 0, len(_VIRIDIS) - 2)
+    f = (t - i)[..., None]
+    return np.rint(_VIRIDIS[i] * (1 - f) + _VIRIDIS[i + 1] * f).astype(np.uint8)
+
+
+def colouring(trace: Trace, max_side: int) -> tuple[str, str]:
+    """("program" | "launch order", why): the colouring ``render`` uses for ``trace`` at
+    ``max_side`` pixels (see the module doc); ``why`` is '' for "program"."""
+    for info in trace.tensors:
+        rows, cols = fold_shape(info.shape)
+        k = _fit_factor(rows, cols, max_side)[1]
+        if k > 1:
+            return "launch order", f"a pixel holds up to {k * k} elements of {info.name}"
+    if trace.n_programs > AUTO_MAX_PROGRAMS:
+        return "launch order", f"{trace.n_programs} programs are too many for a colour each"
+    return "program", ""
 
 
 def fold_shape(shape: tuple[int, ...]) -> tuple[int, int]:
@@ -68,26 +103,55 @@ def _lighten(rgb: np.ndarray, amount: float) -> np.ndarray:
     return (rgb.astype(np.float32) * (1 - amount) + 255 * amount).astype(np.uint8)
 
 
-def tensor_rgb(trace: Trace, t: int, focus: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _first_readers(trace: Trace, t: int) -> np.ndarray | None:
+    """int64 [numel]: the lowest pid that loaded each element of tensor ``t`` (-1: none); None
+    when the trace has no per-access record of its loads (a GPU trace keeps maps only)."""
+    ev = trace.events
+    rows = (ev.tensor == t) & (ev.op == OP_LOAD)
+    if not rows.any():
+        return None
+    numel = trace.tensors[t].numel
+    first = np.full(numel, np.iinfo(np.int32).max, np.int32)
+    np.minimum.at(first, ev.elements[event_lane_mask(ev, rows)].astype(np.intp),
+                  np.repeat(ev.program[rows], ev.n_active[rows]).astype(np.int32))
+    return np.where(first == np.iinfo(np.int32).max, -1, first).astype(np.int64)
+
+
+def tensor_rgb(trace: Trace, t: int, focus: np.ndarray | None = None,
+               scheme: str = "program") -> tuple[np.ndarray, np.ndarray]:
     """(uint8 [rows, cols, 3] colours, bool [rows, cols] "conflict" flags) of tensor ``t``.
-    ``focus``: bool of the tensor's shape; elements outside it are dimmed."""
+    ``focus``: bool of the tensor's shape; elements outside it are dimmed. ``scheme``:
+    "program" (the palette) or "launch order" (the ramp; see the module doc)."""
     info, m = trace.tensors[t], trace.maps[t]
     numel = info.numel
     rows, cols = fold_shape(info.shape)
     writer = m.writer.ravel()
     reader = m.reader.ravel()
     n_readers = m.n_readers.ravel()
+    if scheme == "launch order":
+        n = max(trace.n_programs, 1)
+
+        def colour(pids: np.ndarray) -> np.ndarray:
+            return launch_order_rgb(pids, n)
+    else:
+        def colour(pids: np.ndarray) -> np.ndarray:
+            return PALETTE[pids % len(PALETTE)]
     rgb = np.empty((numel, 3), np.uint8)
     rgb[:] = GREY
     one_reader = (writer == NO_PROGRAM) & (reader >= 0)
-    rgb[one_reader] = _lighten(PALETTE[reader[one_reader] % len(PALETTE)], 0.45)
+    rgb[one_reader] = _lighten(colour(reader[one_reader]), 0.45)
     many = (writer == NO_PROGRAM) & (reader == SEVERAL)
+    first = _first_readers(trace, t) if scheme == "launch order" and many.any() else None
+    if first is not None:  # shared reads: the first reader's place in the launch, lighter
+        known = many & (first >= 0)
+        rgb[known] = _lighten(colour(first[known]), 0.45)
+        many &= ~known
     if many.any():
         top = max(2, int(n_readers.max()))
         f = ((n_readers[many] - 1) / (top - 1)).astype(np.float32)[:, None]
         rgb[many] = (_BLUE_LIGHT * (1 - f) + _BLUE_DARK * f).astype(np.uint8)
     wrote = writer >= 0
-    rgb[wrote] = PALETTE[writer[wrote] % len(PALETTE)]
+    rgb[wrote] = colour(writer[wrote])
     bad = m.multiply_written.ravel()
     rgb[writer == SEVERAL] = _lighten(RED, 0.5)  # several atomics: not a conflict, still shared
     rgb[bad] = RED
@@ -115,14 +179,27 @@ def _scaled(a: np.ndarray, max_side: int) -> np.ndarray:
     return np.repeat(np.repeat(a, s, axis=0), s, axis=1) if k == 1 else a[::k, ::k]
 
 
-def _fit(rgb: np.ndarray, bad: np.ndarray, max_side: int, max_scale: int = 16) -> np.ndarray:
+def _block_mean(rgb: np.ndarray, k: int) -> np.ndarray:
+    """Each k × k block of ``rgb`` as its mean colour (the padding past an edge left out)."""
+    rows, cols = rgb.shape[:2]
+    pr, pc = -(-rows // k) * k - rows, -(-cols // k) * k - cols
+    a = np.pad(rgb.astype(np.float32), ((0, pr), (0, pc), (0, 0)))
+    w = np.pad(np.ones((rows, cols), np.float32), ((0, pr), (0, pc)))
+    R, C = a.shape[0] // k, a.shape[1] // k
+    total = a.reshape(R, k, C, k, 3).sum(axis=(1, 3))
+    count = w.reshape(R, k, C, k).sum(axis=(1, 3))[..., None]
+    return np.rint(total / np.maximum(count, 1)).astype(np.uint8)
+
+
+def _fit(rgb: np.ndarray, bad: np.ndarray, max_side: int, max_scale: int = 16, mean: bool = False) -> np.ndarray:
     """Scale an image to at most ``max_side`` pixels: whole-pixel upscaling, or block
-    downsampling where a block with any conflict stays red (never hidden by the sampling)."""
+    downsampling (every k-th element, or with ``mean`` each block's mean colour: nothing
+    aliases) where a block with any conflict stays red (never hidden by the sampling)."""
     rows, cols = rgb.shape[:2]
     s, k = _fit_factor(rows, cols, max_side, max_scale)
     if k == 1:
         return np.repeat(np.repeat(rgb, s, axis=0), s, axis=1)
-    out = rgb[::k, ::k].copy()
+    out = _block_mean(rgb, k) if mean else rgb[::k, ::k].copy()
     pr, pc = -(-rows // k) * k - rows, -(-cols // k) * k - cols
     b = np.pad(bad, ((0, pr), (0, pc)))
     blocks = b.reshape(b.shape[0] // k, k, b.shape[1] // k, k).any(axis=(1, 3))
@@ -193,14 +270,16 @@ def _grid_layout(trace: Trace) -> tuple[int, int]:
     return gy * gz, gx
 
 
-def grid_rgb(trace: Trace, cell: int, wave: int | None = None) -> np.ndarray:
-    """uint8 image of the program grid: one ``cell`` x ``cell`` square per program."""
+def grid_rgb(trace: Trace, cell: int, wave: int | None = None, scheme: str = "program") -> np.ndarray:
+    """uint8 image of the program grid: one ``cell`` x ``cell`` square per program (``scheme``
+    as for ``tensor_rgb``)."""
     rows, cols = _grid_layout(trace)
     n = trace.n_programs
     colours = np.empty((rows * cols, 3), np.uint8)
     colours[:] = 255
     colours[:n] = GREY
-    colours[trace.programs] = PALETTE[trace.programs % len(PALETTE)]
+    colours[trace.programs] = (launch_order_rgb(trace.programs, n) if scheme == "launch order"
+                               else PALETTE[trace.programs % len(PALETTE)])
     if wave is not None:
         inw = np.zeros(rows * cols, bool)
         inw[programs_in_wave(trace, wave)] = True
@@ -322,11 +401,13 @@ def _draw_labels(draw: Any, img: np.ndarray, labels: list[tuple[int, float, floa
 # the picture
 
 
-def _title(trace: Trace, wave: int | None, step: int | None, loop: int) -> list[str]:
+def _title(trace: Trace, wave: int | None, step: int | None, loop: int, why: str = "") -> list[str]:
     gx, gy, gz = trace.grid
     title = [f"{trace.kernel}: grid {gx}x{gy}x{gz} = {trace.n_programs} programs, {trace.programs.size} traced"
              + (f" ({trace.window})" if trace.window else ""),
              "values: " + " ".join(f"{k}={v}" for k, v in trace.values.items())]
+    if why:
+        title.append(f"colour = launch order (first program dark violet -> last yellow), chosen because {why}")
     if step is not None:
         title.append(f"step {step} (steps 0..{loop_steps(trace, loop) - 1}) of {_loop_where(trace, loop)}: only the "
                      "accesses of that iteration (those before or after the loop are left out)")
@@ -363,6 +444,15 @@ _LEGEND = (
 )
 
 
+_LEGEND_ORDER = (
+    ("ramp", "launch order of a program: its grid cell and the elements it wrote (first dark violet, last "
+             "yellow); a pixel is the mean of the elements it covers"),
+    ("light", "lighter: read only (by one program, or first read by that program when several read it)"),
+    ("blue", "read by several programs, first reader unknown (darker = more readers)"),
+    ("grey", "untouched / programs not traced; grey bar in a cell = masked lanes"),
+    ("red", "written by several programs; red frame = program with out-of-bounds lanes"),
+)
+
 def render(trace: Trace, wave: int | None = None, max_side: int = 480, step: int | None = None,
            loop: int = 0) -> Any:
     """A PIL image of the trace (see the module doc for the colours, ``step`` and the text)."""
@@ -371,18 +461,19 @@ def render(trace: Trace, wave: int | None = None, max_side: int = 480, step: int
     font = ImageFont.load_default()
     line_h, pad = 14, 10
     stepped = trace if step is None else step_trace(trace, step, loop)  # a step it has not: ValueError first
-    title = _title(trace, wave, step, loop)
+    scheme, why = colouring(trace, max_side)
+    title = _title(trace, wave, step, loop, why)
     trace = stepped
     rows, cols = _grid_layout(trace)
     cell = int(max(2, min(24, max_side // max(rows, cols))))
-    grid_img = grid_rgb(trace, cell, wave)
+    grid_img = grid_rgb(trace, cell, wave, scheme)
     focus = None
     if wave is not None:
         focus = [f.read | f.written for f in footprint(trace, programs_in_wave(trace, wave))]
     tiles = []
     for t in range(len(trace.tensors)):
-        rgb, bad = tensor_rgb(trace, t, None if focus is None else focus[t])
-        img = np.ascontiguousarray(_fit(rgb, bad, max_side))
+        rgb, bad = tensor_rgb(trace, t, None if focus is None else focus[t], scheme)
+        img = np.ascontiguousarray(_fit(rgb, bad, max_side, mean=scheme == "launch order"))
         tiles.append((_tile_caption(trace, t), img, _tile_labels(_scaled(tensor_owner(trace, t), max_side), font)))
     oob_lines = [f"OOB: program {r.program} {r.op} line {r.line}: {r.count} lane(s) {r.kind}"
                  + (f" near {r.nearest_tensor}" if r.nearest_tensor else "") for r in trace.oob[:6]]
@@ -398,7 +489,7 @@ def render(trace: Trace, wave: int | None = None, max_side: int = 480, step: int
     title = wrap(title)
     grid_caption = wrap([_grid_caption(trace, rows, cols)])
     tiles = [(wrap([cap]), img, labels) for cap, img, labels in tiles]
-    legend = [(key, wrap([text], 20)) for key, text in _LEGEND]
+    legend = [(key, wrap([text], 20)) for key, text in (_LEGEND_ORDER if scheme == "launch order" else _LEGEND)]
     oob_lines = wrap(oob_lines)
     height = pad + line_h * len(title) + pad + line_h * len(grid_caption) + grid_img.shape[0] + pad
     height += sum(line_h * len(cap) + img.shape[0] + pad for cap, img, _ in tiles)
@@ -420,15 +511,23 @@ def render(trace: Trace, wave: int | None = None, max_side: int = 480, step: int
     labelled: list[tuple[int, float, float]] = []
     _draw_labels(draw, grid_img, _grid_labels(trace.n_programs, cols, cell, font), (pad, y), font, labelled)
     y += grid_img.shape[0] + pad
-    for cap, img, labels in tiles:
+    placed: list[tuple[str, int, int, int, int]] = []  # (tensor, x, y, width, height) of each tile map
+    for t, (cap, img, labels) in enumerate(tiles):
         y = text(pad, y, cap)
         canvas.paste(Image.fromarray(img), (pad, y))
+        placed.append((trace.tensors[t].name, pad, y, img.shape[1], img.shape[0]))
         _draw_labels(draw, img, labels, (pad, y), font, labelled)
         y += img.shape[0] + pad
-    swatch = {"palette": PALETTE[0], "light": _lighten(PALETTE[0], 0.45), "blue": _BLUE_DARK.astype(np.uint8),
+    swatch = {"palette": PALETTE[0], "light": _lighten(PALETTE[0] if scheme == "program" else
+                                                       launch_order_rgb(0, 2), 0.45),
+              "blue": _BLUE_DARK.astype(np.uint8),
               "grey": GREY, "red": RED}
     for key, lines in legend:
-        if key == "palette":
+        if key == "ramp":
+            ramp = launch_order_rgb(np.arange(15), 15)
+            for i in range(15):
+                draw.rectangle((pad + i, y + 2, pad + i, y + 11), fill=tuple(int(v) for v in ramp[i]))
+        elif key == "palette":
             for i in range(5):
                 draw.rectangle((pad + 3 * i, y + 2, pad + 3 * i + 2, y + 11), fill=tuple(int(v) for v in PALETTE[i]))
         else:
@@ -436,6 +535,7 @@ def render(trace: Trace, wave: int | None = None, max_side: int = 480, step: int
         y = text(pad + 20, y, lines)
     text(pad, y + pad, oob_lines, fill=tuple(int(v) for v in RED))
     canvas.info["text_lines"], canvas.info["pid_labels"] = drawn, labelled
+    canvas.info["tiles"], canvas.info["colouring"] = placed, scheme
     return canvas
 
 
