@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from ..data.maps import footprint
+from . import layout_checks
 from .diff import Side
 from .messages import programs_text, say
 
@@ -208,6 +209,22 @@ def _autotune(lang: str, module: types.ModuleType, runs: list[tuple[Run, Run]]) 
                  export=export, suffix=say(lang, "autotune_ok"))
 
 
+# -- lessons 9 and 10: inside a program (the layout engine's answers, ``layout_checks``) --------------
+
+def _warps_cases(lang: str, module: types.ModuleType) -> tuple[list[Case], list[str]]:
+    return [Case(label=label, meta=meta) for label, meta in layout_checks.warps_cases()], []
+
+
+def _which_warp(lang: str, module: types.ModuleType, runs: list[tuple[Run, Run]]) -> Extra:
+    findings, figures, suffix = layout_checks.which_warp_verdict(lang, module, runs)
+    return Extra(findings=findings, figures=figures, suffix=suffix)
+
+
+def _coalescing(lang: str, module: types.ModuleType, runs: list[tuple[Run, Run]]) -> Extra:
+    findings, figures, suffix = layout_checks.coalescing_verdict(lang, module, runs)
+    return Extra(findings=findings, figures=figures, suffix=suffix)
+
+
 # -- the lessons ----------------------------------------------------------------------------------------
 
 LESSONS: dict[str, Lesson] = {les.name: les for les in (
@@ -243,4 +260,10 @@ LESSONS: dict[str, Lesson] = {les.name: les for les in (
            reference=lambda a: {"out": a["x"] * 0.5}, written=("out",), read=("x",),
            cases=_candidates, extra=_autotune,
            promise="[BLOCK_SIZE=32, num_warps=1] elements 128..199 of out were never written"),
+    Lesson("num_warps", args=lambda g: {"x": _randn(g, 4096), "out": _empty(4096)}, outputs=("out",),
+           reference=lambda a: {"out": a["x"] * 3}, written=("out",), read=("x",), cases=_warps_cases,
+           extra=_which_warp, promise="which_warp(i, 2) disagrees with the layout for 512 of 1024 elements"),
+    Lesson("coalescing", args=lambda g: {"x": _randn(g, 128, 128), "out": _empty(128, 128)}, outputs=("out",),
+           reference=lambda a: {"out": a["x"] * 2}, written=(), read=(), extra=_coalescing,
+           promise="touches 32.0 sectors per request (ideal 4.0"),
 )}
