@@ -83,17 +83,44 @@ def _shape2(shape: tuple[int, ...]) -> tuple[int, int]:
     return int(np.prod(shape[:-1])), int(shape[-1])
 
 
-def cell_factors(shape: tuple[int, ...], max_cells: int) -> tuple[int, int]:
+def cell_factors(shape: tuple[int, ...], max_cells: int, tile: tuple[int, int] | None = None) -> tuple[int, int]:
     """(kr, kc): powers of two such that the tensor has at most ``max_cells`` cells; the side
-    with more cells is halved first (so a power-of-two tile is whole cells)."""
+    with more cells is halved first (so a power-of-two tile is whole cells). ``tile``: (rows,
+    columns) one access spans; a side is halved past the tile's extent only when the other side
+    cannot be halved within it any more — so softmax's one-row tiles keep their rows exact (cells
+    of 1 × 8 elements, not 4 × 2: each program's row is a row of cells, and hovering program 900
+    says row 900)."""
     rows, cols = _shape2(shape)
+    tr, tc = tile if tile is not None else (rows, cols)
     kr = kc = 1
     while -(-rows // kr) * -(-cols // kc) > max(1, max_cells):
-        if rows == 1 or (-(-cols // kc) >= -(-rows // kr) and kc < cols):
+        more_cols = rows == 1 or (-(-cols // kc) >= -(-rows // kr) and kc < cols)
+        col_fits, row_fits = kc * 2 <= max(tc, 1) and kc < cols, kr * 2 <= max(tr, 1) and kr < rows
+        if col_fits != row_fits:  # only one side stays inside the tile: that one
+            more_cols = col_fits
+        if more_cols:
             kc *= 2
         else:
             kr *= 2
     return kr, kc
+
+
+def _tile_extent(events: AccessTable, t: int, rows: int, cols: int, sample: int = 512) -> tuple[int, int] | None:
+    """(rows, columns) that the widest of the first ``sample`` accesses of tensor ``t`` spans;
+    None when it has none (or is one row)."""
+    if rows <= 1:
+        return None
+    at = np.flatnonzero((events.tensor == t) & (events.n_active > 0))[:sample]
+    if not at.size:
+        return None
+    n = events.n_active[at].astype(np.int64)
+    idx = np.repeat(events.lane_start[at] - (np.cumsum(n) - n), n) + np.arange(int(n.sum()), dtype=np.int64)
+    el = events.elements[idx].astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(n)[:-1]])
+    r, c = el // cols, el % cols
+    span_r = np.maximum.reduceat(r, starts) - np.minimum.reduceat(r, starts) + 1
+    span_c = np.maximum.reduceat(c, starts) - np.minimum.reduceat(c, starts) + 1
+    return int(span_r.max()), int(span_c.max())
 
 
 def _cell_of(elements: np.ndarray, rows: int, cols: int, kr: int, kc: int) -> np.ndarray:
@@ -209,7 +236,8 @@ def coarsen(trace: Trace, max_cells: int = MAX_CELLS) -> Trace:
     ``CoarseTrace`` of cells (see the module doc)."""
     if not trace.tensors or max(t.numel for t in trace.tensors) <= max_cells:
         return trace
-    cells = [cell_factors(t.shape, max_cells) for t in trace.tensors]
+    cells = [cell_factors(t.shape, max_cells, _tile_extent(trace.events, i, *_shape2(t.shape)))
+             for i, t in enumerate(trace.tensors)]
     infos, maps = [], []
     for info, m, (kr, kc) in zip(trace.tensors, trace.maps, cells, strict=True):
         rows, cols = _shape2(info.shape)

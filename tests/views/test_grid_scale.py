@@ -73,6 +73,21 @@ def test_axes_count_elements_of_a_reduced_map(qtbot, view):
         assert 600 <= cols[-1] <= 781, cols
 
 
+def test_hovering_a_softmax_program_reports_its_own_row(qtbot, view):
+    # breaks if a reduced map cut cells across rows (4 × 2 elements): program 900 then reported
+    # "rows 900..903" though each program owns exactly one row
+    tr = coarsen(softmax_trace(), MAX_CELLS)
+    _show(qtbot, view, tr)
+    view.hover_program(900)
+    text = view.hover_text()
+    assert "out_ptr: store ×1  rows 900, cols 0..780  (781 elements)" in text, text
+    assert "in_ptr: load ×1  rows 900, cols 0..780  (781 elements)" in text, text
+    lit = np.flatnonzero(view.lit_elements("out_ptr"))
+    panel = view._prep.panel("out_ptr")
+    rows = {panel.cell_span(int(c) // panel.info.shape[1], int(c) // panel.info.shape[1], 0) for c in lit}
+    assert rows == {(900, 900)}, rows
+
+
 def test_a_pinned_row_is_framed_in_the_colour_of_what_it_did(qtbot, view):
     # breaks if program 900's one row among 1823 (under a pixel tall) could not be seen once
     # pinned, or its stored row took the loaded colour

@@ -173,7 +173,10 @@ class Panel:
         if len(self.info.shape) <= 1:
             return fit_1d(self.numel, self.block, width_px, height_px)
         extra = (int(self.info.shape[-2]),) if len(self.info.shape) >= 3 else ()
-        return fit_2d(self.shape2, self.row_block, self.col_block, width_px, height_px, extra)
+        # a reduced map's cell is kr × kc elements: fitted by the aspect of the elements, so that
+        # softmax's 1823 × 781 (cells of 1 × 8) stays one plain map and is not wrapped
+        kr, kc = self.cell
+        return fit_2d(self.shape2, self.row_block, self.col_block, width_px * kr / kc, height_px, extra)
 
     def lanes_of_events(self, js: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(elements, kind bits) of the lanes of panel events ``js`` — vectorized gather."""
