@@ -207,4 +207,8 @@ def _here(kind: str, payload: Any, progress: Any, on_point: Any) -> Any:
 
         o = payload
         return compile_for_target(engine.get_spec(o["kernel"]), o["values"], o["target"], keep_asm=o["keep_asm"])
+    if kind == "layout":
+        from kernels.layout.service import layout
+
+        return layout(payload)
     raise ValueError(f"no in-process {kind}")

@@ -252,7 +252,8 @@ class LayoutResult:
         return [a for a in self.accesses if a.line == line]
 
     def worst(self, n: int = 5) -> list[AccessLayout]:
-        """The ``n`` global accesses that waste most bytes (then lowest sector efficiency)."""
-        measured = [a for a in self.accesses if a.coalescing is not None and a.coalescing.requests]
+        """The ``n`` global accesses that waste most bytes (then lowest sector efficiency); an
+        access that wastes nothing is never among them."""
+        measured = [a for a in self.accesses if a.coalescing is not None and a.coalescing.wasted_bytes > 0]
         measured.sort(key=lambda a: (-a.coalescing.wasted_bytes, a.coalescing.efficiency))
         return measured[:n]
