@@ -1,9 +1,14 @@
 """ThroughputView: one point per run, live — how fast each configuration the user tried ran.
 
 y is the kernel's metric (GB/s or TFLOP/s) for GPU runs, with the 20th–80th percentile of the
-timing as error bars, torch's figure for the same inputs as a second series, and the device's
-measured peak as a horizontal line. Interpreter runs have no GPU speed: they plot wall-clock
-milliseconds under a banner that says so, and the y axis changes with them.
+timing as error bars, torch's figure for the same inputs (timed interleaved with the kernel) as a
+second series, and the device's peak as a horizontal line whose label names where it came from
+(the best cuBLAS shape, or a run above it) and the data sheet's figure. The run axis counts whole
+runs. A point is ringed when its run was throttled or its clock not steady (``RunResult.clocks``),
+or when its median falls outside the p20–p80 spread of earlier runs of the same configuration (an
+outlier); its tooltip says which, with the SM and memory clocks, temperature and power — or
+"clocks unknown". Interpreter runs have no GPU speed: they plot wall-clock milliseconds under a
+banner that says so, and the y axis changes with them.
 
 Plot items are created once and updated with ``setData``; redraws are coalesced to at most
 ~60 per second so a burst of results (a sweep streaming in) costs one redraw, not one each, and
@@ -40,6 +45,11 @@ _REDRAW_MS = 16  # coalesce redraws to at most ~60 per second
 _REDRAW_MAX_MS = 250  # ... and, however slow a frame, at least 4 per second
 _THIN = 64  # runs on screen from which the lines are drawn 1 px wide (see the module doc)
 _DENSE = 300  # runs on screen beyond which error bars and torch markers are dropped
+#: flags of a point (bits of the series' "flag" column)
+FLAG_OUTLIER = 1
+FLAG_THROTTLED = 2
+#: earlier runs of a configuration needed before a point can be called an outlier
+_OUTLIER_MIN_RUNS = 2
 
 
 def format_values(values: dict[str, Any]) -> str:
@@ -85,7 +95,7 @@ def result_figures(r: RunResult, metric: str) -> dict[str, float] | None:
 class _Series:
     """Growable column arrays for one mode (gpu or interpreter); amortised O(1) appends."""
 
-    FIELDS = ("x", "y", "lo", "hi", "torch", "idx", "ok")
+    FIELDS = ("x", "y", "lo", "hi", "torch", "idx", "ok", "flag")
 
     def __init__(self) -> None:
         self.n = 0
@@ -147,7 +157,7 @@ class ThroughputView(QWidget):
                                        "says nothing about how fast the kernel runs on a GPU."))
         self.banner.hide()
 
-        self.plot = _TimedPlotWidget(self)
+        self.plot = _TimedPlotWidget(self, axisItems={"bottom": RunAxis("bottom")})
         pi = self.plot.getPlotItem()
         pi.showGrid(x=True, y=True, alpha=0.25)
         # no minor ticks: the axes redraw every tick and grid line on each range change, and the
@@ -171,6 +181,10 @@ class ThroughputView(QWidget):
             line.setDynamicRangeLimit(None)
         self._brush_ok = pg.mkBrush(theme.TRITON)
         self._brush_bad = pg.mkBrush(theme.FAIL)
+        self._pen_plain = pg.mkPen("w", width=0.8)
+        self._pen_flag = pg.mkPen(theme.ACCENT_WARN, width=2.2)  # a ring: throttled, unsteady or outlier
+        self._peak_source = ""
+        self._peak_datasheet: float | None = None
         self.points = pg.ScatterPlotItem(size=8, pen=pg.mkPen("w", width=0.8), brush=self._brush_ok,
                                          hoverable=True, hoverSize=11, hoverBrush=pg.mkBrush("#ffd21f"),
                                          tip=self._tip)
@@ -229,12 +243,15 @@ class ThroughputView(QWidget):
             return False
         mode = "interpreter" if (result.backend == "interpreter" or result.timing.is_interpreter) else "gpu"
         ok = 1.0 if (result.check is None or result.check.passed) else 0.0
+        flag = self._flags(result, mode)
         self._series[mode].append(x=run_no, y=figs["y"], lo=figs["lo"], hi=figs["hi"], torch=figs["torch"],
-                                  idx=run_no - 1, ok=ok)
+                                  idx=run_no - 1, ok=ok, flag=flag)
         if mode == "gpu" and result.metrics is not None:
             peak = result.metrics.peak_tflops if self._metric == "TFLOP/s" else result.metrics.peak_gbps
             if peak:
                 self._peak_from_results = peak
+                self._peak_source = getattr(result.metrics, "peak_source", "") or ""
+                self._peak_datasheet = getattr(result.metrics, "peak_datasheet", None)
         self._mode = mode
         self._schedule()
         return True
@@ -243,6 +260,7 @@ class ThroughputView(QWidget):
         self._results = []
         self._series = {"gpu": _Series(), "interpreter": _Series()}
         self._peak_from_results = None
+        self._peak_source, self._peak_datasheet = "", None
         self._mode = "gpu"
         self.flush()  # the empty state; auto range comes back with the next run
 
@@ -303,7 +321,9 @@ class ThroughputView(QWidget):
         if s.n > k:
             ok = s["ok"][k:]
             brushes = [self._brush_ok if v else self._brush_bad for v in ok] if not ok.all() else self._brush_ok
-            pts = {"x": x[k:], "y": y[k:], "data": s["idx"][k:].astype(int), "brush": brushes}
+            flags = s["flag"][k:]
+            pens = [self._pen_flag if f else self._pen_plain for f in flags] if flags.any() else self._pen_plain
+            pts = {"x": x[k:], "y": y[k:], "data": s["idx"][k:].astype(int), "brush": brushes, "pen": pens}
             self.points.addPoints(**pts) if k else self.points.setData(**pts)
         elif k == 0:
             self.points.setData(x=[], y=[])
@@ -316,8 +336,7 @@ class ThroughputView(QWidget):
         if peak:
             self.peak_line.setValue(peak)
             self.peak_line.show()  # before setFormat: a hidden label ignores text updates
-            self.peak_line.label.setFormat(self.tr("measured peak {peak} {unit}").format(peak=_fmt(peak),
-                                                                                         unit=self._metric))
+            self.peak_line.label.setFormat(self.peak_label())
         else:
             self.peak_line.hide()
         top = max([peak or 0.0] + ([float(np.nanmax(s["hi"]))] if s.n else []))
@@ -328,6 +347,50 @@ class ThroughputView(QWidget):
         else:
             self._bounds.setData(x=[], y=[])
         self._update_summary()
+
+    def peak_label(self) -> str:
+        """The peak line's text: the figure, where it came from, the data sheet's beside it."""
+        peak = self.peak()
+        if not peak:
+            return ""
+        if self._peak_override is not None or not self._peak_source:
+            text = self.tr("peak {peak} {unit}").format(peak=_fmt(peak), unit=self._metric)
+        else:
+            text = self.tr("peak {peak} {unit} ({source})").format(peak=_fmt(peak), unit=self._metric,
+                                                                   source=self._peak_source)
+        if self._peak_datasheet and self._peak_override is None:
+            text += " · " + self.tr("data sheet {value}").format(value=_fmt(self._peak_datasheet))
+        return text
+
+    def flags_of(self, run_index: int) -> int:
+        """The flag bits (FLAG_OUTLIER, FLAG_THROTTLED) of run ``run_index``'s point (0: none)."""
+        for s in self._series.values():
+            hit = np.nonzero(s["idx"] == run_index)[0]
+            if hit.size:
+                return int(s["flag"][hit[0]])
+        return 0
+
+    def _same_config_runs(self, result: RunResult) -> list[int]:
+        """Indices of the earlier timed runs of ``result``'s configuration (values, backend, device)."""
+        out = []
+        for i, r in enumerate(self._results[:-1]):
+            if (r.kernel == result.kernel and r.values == result.values and r.backend == result.backend
+                    and r.device == result.device and r.timing is not None and r.ok):
+                out.append(i)
+        return out
+
+    def _flags(self, result: RunResult, mode: str) -> int:
+        flag = 0
+        c = getattr(result, "clocks", None)
+        if mode == "gpu" and c is not None and getattr(c, "throttled", False):
+            flag |= FLAG_THROTTLED
+        earlier = self._same_config_runs(result)
+        if len(earlier) >= _OUTLIER_MIN_RUNS and result.timing is not None:
+            lo = min(self._results[i].timing.p20_ms for i in earlier)
+            hi = max(self._results[i].timing.p80_ms for i in earlier)
+            if not lo <= result.timing.median_ms <= hi:
+                flag |= FLAG_OUTLIER
+        return flag
 
     def export(self, path: str | Path) -> Path:
         """Save the plot (with its legend and peak line) as .png or .svg."""
@@ -350,7 +413,7 @@ class ThroughputView(QWidget):
             pct = ""
             peak = self.peak()
             if y and peak:
-                pct = self.tr(" ({pct:.0f}% of peak)").format(pct=100 * y / peak)
+                pct = self.tr(" ({pct:.0f}% of peak)").format(pct=100 * min(y / peak, 1.0))
             lines.append(f"Triton: {_fmt(y)} {self._metric}{pct}; " + self.tr(
                 "median {median} ms [p20 {p20}, p80 {p80}]").format(median=_fmt(t.median_ms), p20=_fmt(t.p20_ms),
                                                                     p80=_fmt(t.p80_ms)))
@@ -359,12 +422,44 @@ class ThroughputView(QWidget):
                 ratio = r.metrics.ratio_vs_torch if r.metrics else None
                 rs = self.tr("; Triton/torch speed {ratio:.2f}×").format(ratio=ratio) if ratio else ""
                 lines.append(f"torch: {_fmt(tv)} {self._metric}{rs}")
+            lines.append(self._clocks_line(r))
+        flag = self.flags_of(run_index)
+        if flag & FLAG_THROTTLED:
+            note = getattr(getattr(r, "clocks", None), "note", "")
+            lines.append(self.tr("throttled: {why}").format(why=note or self.tr("clock below its top")))
+        if flag & FLAG_OUTLIER:
+            runs = ", ".join(str(i + 1) for i in self._same_config_runs_before(run_index))
+            lines.append(self.tr("outlier: outside the p20–p80 spread of runs {runs} (same configuration)").format(
+                runs=runs))
         if r.check is not None:
             lines.append(self.tr("check: PASS") if r.check.passed else
                          self.tr("check: FAIL — {reason}").format(reason=r.check.reason))
         if r.error is not None:
             lines.append(self.tr("error: {message}").format(message=r.error.message))
         return "\n".join(lines)
+
+    def _clocks_line(self, r: RunResult) -> str:
+        c = getattr(r, "clocks", None)
+        if c is None or not getattr(c, "known", False):
+            why = getattr(c, "note", "") if c is not None else ""
+            return self.tr("clocks unknown") + (f" ({why})" if why and why != "clocks unknown" else "")
+        parts = [self.tr("SM {sm}/{top} MHz").format(sm=c.sm_mhz, top=c.sm_max_mhz or "—"),
+                 self.tr("memory {mem} MHz").format(mem=c.mem_mhz)]
+        if c.temp_c is not None:
+            parts.append(f"{c.temp_c} °C")
+        if c.power_w is not None:
+            parts.append(f"{c.power_w:.0f} W")
+        if c.warm_s:
+            parts.append(self.tr("warmed {ms} ms").format(ms=f"{1e3 * c.warm_s:.0f}"))
+        return self.tr("clocks: ") + " · ".join(parts)
+
+    def _same_config_runs_before(self, run_index: int) -> list[int]:
+        keep = self._results
+        try:
+            self._results = keep[: run_index + 1]
+            return self._same_config_runs(keep[run_index])
+        finally:
+            self._results = keep
 
     # -- internals -----------------------------------------------------------------------------
     def _tip(self, x: float, y: float, data: Any) -> str:
@@ -423,7 +518,7 @@ class ThroughputView(QWidget):
             text = self.tr("Run {n}").format(n=i + 1) + f": {_fmt(y)} {self._metric}"
             peak = self.peak()
             if peak:
-                text += self.tr(" = {pct:.0f}% of measured peak").format(pct=100 * y / peak)
+                text += self.tr(" = {pct:.0f}% of peak").format(pct=100 * min(y / peak, 1.0))
             tv = float(s["torch"][-1])
             if math.isfinite(tv):
                 text += f"; torch {_fmt(tv)} {self._metric} (Triton/torch {y / tv:.2f}×)"
@@ -437,6 +532,22 @@ class ThroughputView(QWidget):
                                               self.tr("PNG image (*.png);;SVG vector image (*.svg)"))
         if path:
             self.export(path)
+
+
+class RunAxis(pg.AxisItem):
+    """The run axis: whole run numbers only (never 1.5), labelled without decimals."""
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:  # noqa: N802, N803 (pyqtgraph's names)
+        levels = [(sp, [v for v in vals if float(v).is_integer()])
+                  for sp, vals in super().tickValues(minVal, maxVal, size) if sp >= 1]
+        levels = [(sp, vals) for sp, vals in levels if vals]
+        if not levels:  # a range under one run: the whole numbers in it
+            vals = [float(v) for v in range(math.ceil(minVal), math.floor(maxVal) + 1)]
+            levels = [(1.0, vals)] if vals else []
+        return levels
+
+    def tickStrings(self, values: list, scale: float, spacing: float) -> list[str]:  # noqa: N802
+        return [str(int(round(v * scale))) for v in values]
 
 
 class _TimedPlotWidget(pg.PlotWidget):

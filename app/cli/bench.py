@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from kernels.data.backends import is_gpu
+
 from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CliError, stderr_progress
 from .options import get_spec
 from .output import fmt, fmt_ms, print_json, table, values_text
@@ -71,6 +73,17 @@ def format_bench(rows: list[dict[str, Any]]) -> str:
     if rows:
         text.append(f"\nbackend: {rows[0].get('backend')} on {rows[0].get('device')}; "
                     f"timing: {rows[0].get('timing_method') or '-'}; ratio = torch ms / Triton ms")
+        srcs = dict.fromkeys(r["peak_source"] for r in rows if r.get("peak_source"))
+        if srcs:
+            text.append("% peak against: " + "; ".join(srcs))
+    for r in rows:
+        c = r.get("clocks")
+        if c and c.get("source"):
+            flag = f" — THROTTLED: {c.get('note')}" if c.get("throttled") else ""
+            text.append(f"  {r['kernel']}: clocks SM {c.get('sm_mhz')}/{c.get('sm_max_mhz')} MHz, memory "
+                        f"{c.get('mem_mhz')} MHz, {c.get('temp_c')} °C, {c.get('power_w') or 0:.0f} W{flag}")
+        elif c and is_gpu(r.get("backend")):
+            text.append(f"  {r['kernel']}: {c.get('note') or 'clocks unknown'}")
     for r in rows:
         msgs = ([r["error"]] if r.get("error") else []) + list(r.get("notes") or [])
         if r.get("check_reason") and not r.get("passed"):

@@ -11,7 +11,7 @@ from .options import add_config_args, collect_values, get_spec
 from .output import fmt, fmt_ms, print_json, values_text
 from .remote import compute
 
-__all__ = ["add_parser", "cmd_run", "format_run"]
+__all__ = ["add_parser", "clocks_rows", "cmd_run", "format_run"]
 
 
 def add_parser(sub: Any) -> None:
@@ -53,6 +53,8 @@ def format_run(res: Any) -> str:
     out.append(("grid", f"{res.grid} = {n_prog} programs" if res.grid else "-"))
     out += _check_rows(res.check)
     out += _timing_rows(res.timing, res.metrics)
+    if res.timing is not None and not res.timing.is_interpreter:
+        out += clocks_rows(getattr(res, "clocks", None))
     out += _compile_rows(res.compile)
     for i, n in enumerate(res.notes):
         out.append(("notes" if i == 0 else "", f"- {n}"))
@@ -86,18 +88,31 @@ def _timing_rows(t: Any, m: Any) -> list[tuple[str, str]]:
         out.append(("", f"torch  {fmt_ms(tt.median_ms)} ms median ({tt.n_reps} reps) — {tt.method}"))
     if m is not None and t is not None:
         parts = []
+        src = getattr(m, "peak_source", "") or "measured"
         if m.gbps is not None:
-            pct = f" ({m.pct_peak_bw:.0f}% of measured copy peak {m.peak_gbps:.0f} GB/s)" \
+            pct = f" ({m.pct_peak_bw:.0f}% of peak {m.peak_gbps:.0f} GB/s: {src})" \
                 if m.pct_peak_bw is not None else ""
             parts.append(f"{fmt(m.gbps, 4)} GB/s{pct}")
         if m.tflops is not None:
-            pct = f" ({m.pct_peak_flops:.0f}% of measured bf16 matmul peak {m.peak_tflops:.0f})" \
+            pct = f" ({m.pct_peak_flops:.0f}% of peak {m.peak_tflops:.0f} TFLOP/s: {src})" \
                 if m.pct_peak_flops is not None else ""
             parts.append(f"{fmt(m.tflops, 4)} TFLOP/s{pct}")
+        if getattr(m, "peak_datasheet", None):
+            parts.append(f"data sheet {m.peak_datasheet:.0f}")
         if m.ratio_vs_torch is not None:
             parts.append(f"torch/Triton time ratio {fmt(m.ratio_vs_torch, 3)} (>1: Triton faster)")
         out.append(("metrics", "; ".join(parts) or "-"))
     return out
+
+
+def clocks_rows(c: Any) -> list[tuple[str, str]]:
+    """The GPU's clocks while it was timed (``RunResult.clocks``), or "clocks unknown" and why."""
+    if c is None:
+        return [("clocks", "clocks unknown")]
+    rows = [("clocks", c.text() + (f"; warmed {1e3 * c.warm_s:.0f} ms" if c.warm_s else ""))]
+    if c.known and c.throttled:
+        rows.append(("", f"THROTTLED: {c.note}"))
+    return rows
 
 
 def _compile_rows(cf: Any) -> list[tuple[str, str]]:

@@ -171,7 +171,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return error_exit(res.error, args.verbose)
     if all_bad and len(errs) == 1:
         return error_exit(next(iter(errs.values())), args.verbose)
-    if res.best is None:
+    if res.best is None and not any(p.result.ok for p in res.points):
         print("error: no point of the sweep passed its check (see the table)", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
@@ -383,7 +383,7 @@ def _export(args: argparse.Namespace, res: Any) -> int:
 
 def format_sweep(res: Any, metric: str) -> str:
     names = list(res.request.axes)
-    headers = [*names, "check", "Triton ms", "torch ms", metric, "ratio", "regs", "prog/SM", "", "note"]
+    headers = [*names, "check", "Triton ms", "torch ms", metric, "ratio", "regs", "prog/SM", "SM MHz", "", "note"]
     rows = []
     for i, p in enumerate(res.points):
         r = p.result
@@ -399,16 +399,38 @@ def format_sweep(res: Any, metric: str) -> str:
                      fmt(val, 4), fmt(m.ratio_vs_torch if m else None),
                      str(r.compile.n_regs) if r.compile and r.compile.n_regs is not None else "-",
                      str(r.compile.programs_per_sm) if r.compile and r.compile.programs_per_sm is not None else "-",
-                     "* best" if i == res.best else "", note])
+                     _clock_cell(r), "* best" if i == res.best else "", note])
     text = [table(headers, rows)]
     if res.points:
         r0 = res.points[0].result
         text.append(f"\n{r0.kernel} on {r0.device} [{r0.backend}], fixed: {values_text(res.request.base) or '-'}")
         if r0.timing is not None:
             text.append(f"timing: {r0.timing.method}")
-    if res.best is not None:
+    tuned = list(getattr(res, "tuned_names", None) or names)
+    winners = [e for e in res.ranking if e.rank == 1]
+    if len(winners) > 1:  # one winner per problem size: never a problem size among the tuned values
+        for e in winners:
+            b = res.points[e.index]
+            text.append(f"best for {e.group}: {values_text({n: b.values[n] for n in tuned if n in b.values})} — "
+                        f"{fmt_ms(e.median_ms)} ms")
+    elif res.best is not None:
         b = res.points[res.best]
-        text.append(f"best: {values_text(b.values)} — {fmt_ms(b.result.timing.median_ms)} ms")
+        shown = {n: b.values[n] for n in tuned if n in b.values} or b.values
+        text.append(f"best: {values_text(shown)} — {fmt_ms(b.result.timing.median_ms)} ms")
+    else:
+        text += [f"verdict: {v}" for v in res.verdicts if v.startswith("no winner")]
+    text += [f"note: {n}" for n in res.notes if "no effect under the interpreter" in n]
+    if any(p.result.clocks is not None and p.result.clocks.throttled for p in res.points):
+        text.append("SM MHz marked *: throttled or not steady while timed (see --json clocks)")
     if res.error is not None:
         text.append(f"stopped: {res.error.message}")
     return "\n".join(text)
+
+
+def _clock_cell(r: Any) -> str:
+    c = getattr(r, "clocks", None)
+    if r.timing is None or r.timing.is_interpreter or c is None:
+        return "-"
+    if not c.known:
+        return "?"
+    return f"{c.sm_mhz}{'*' if c.throttled else ''}"

@@ -16,6 +16,7 @@ from .params import Param, Rule
 __all__ = [
     "Backend",
     "CheckResult",
+    "Clocks",
     "CompileFacts",
     "ErrorInfo",
     "KernelInfo",
@@ -137,6 +138,44 @@ class Timing:
 
 
 @dataclass
+class Clocks:
+    """The GPU's state while a run was timed (NVML, ``kernels.run.timing``), or why it is unknown
+    (no GPU, the interpreter, no ``pynvml``): ``source`` "" and ``note`` says why."""
+
+    source: str = ""  # "nvml"; "" = unknown
+    sm_mhz: int | None = None  # SM clock after the reps
+    sm_start_mhz: int | None = None  # ... and just before them
+    sm_max_mhz: int | None = None
+    mem_mhz: int | None = None
+    mem_max_mhz: int | None = None
+    temp_c: int | None = None
+    power_w: float | None = None
+    power_limit_w: float | None = None
+    reasons: list[str] = field(default_factory=list)  # NVML's clock-event reasons ("power cap", …)
+    warm_s: float = 0.0  # seconds of warm-up before the reps
+    steady: bool | None = None  # the warm-up saw a steady clock (None: no sensor to tell)
+    throttled: bool = False  # held under the top clock by a cap, moving during the reps, or not steady
+    note: str = ""  # why throttled, or why the clocks are unknown
+
+    @property
+    def known(self) -> bool:
+        return bool(self.source) and self.sm_mhz is not None
+
+    def text(self) -> str:
+        """One line: "SM 1500/1980 MHz · memory 3201 MHz · 61 °C · 689 W (power cap)", or why unknown."""
+        if not self.known:
+            return self.note if self.note.startswith("clocks unknown") else ("clocks unknown" + (
+                f": {self.note}" if self.note else ""))
+        parts = [f"SM {self.sm_mhz}/{self.sm_max_mhz or '?'} MHz", f"memory {self.mem_mhz} MHz"]
+        if self.temp_c is not None:
+            parts.append(f"{self.temp_c} °C")
+        if self.power_w is not None:
+            parts.append(f"{self.power_w:.0f} W")
+        text = " · ".join(parts)
+        return text + (f" ({', '.join(self.reasons)})" if self.reasons else "")
+
+
+@dataclass
 class Metrics:
     bytes_moved: int
     flops: int
@@ -150,6 +189,12 @@ class Metrics:
     peak_tflops: float | None = None  # device's measured matmul rate (bf16)
     pct_peak_bw: float | None = None
     pct_peak_flops: float | None = None
+    #: where the shown peak came from ("cuBLAS fp16 4096×4096×4096 (best of 3 shapes)", or a run
+    #: above it), and the data sheet's figure for it (same unit; None: not in the table)
+    peak_source: str = ""
+    peak_datasheet: float | None = None
+    #: torch's timing was taken interleaved with the kernel's, under the same clocks
+    torch_interleaved: bool = False
 
 
 @dataclass
@@ -186,6 +231,8 @@ class RunResult:
     torch_version: str = ""
     wall_s: float = 0.0
     generation: int = 0
+    #: the GPU's clocks, temperature and power while it was timed (``Clocks.known`` False: why not)
+    clocks: Clocks | None = None
 
     @property
     def ok(self) -> bool:
@@ -290,3 +337,5 @@ class SweepResult:
     #: ready texts for the winner and the top configs: "autotune" (a @triton.autotune decorator),
     #: "triton_op" (a module wrapping the tuned kernel); tune mode, when a point passed
     exports: dict[str, str] = field(default_factory=dict)
+    #: the varied parameters that were tuned (not shapes, dtypes or flags): what a "Best: …" names
+    tuned_names: list[str] = field(default_factory=list)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from collections.abc import Iterable
 from typing import Any
@@ -64,6 +65,8 @@ def _row(spec: KernelSpec, case: dict, r: RunResult, notes: list[str]) -> dict[s
         "torch_tflops": m.torch_tflops if m else None,
         "pct_peak": pct,
         "timing_method": r.timing.method if r.timing else "",
+        "peak_source": m.peak_source if m else "",
+        "clocks": dataclasses.asdict(r.clocks) if r.clocks is not None else None,
         "n_regs": r.compile.n_regs if r.compile else None,
         "n_spills": r.compile.n_spills if r.compile else None,
         "autotune": None,

@@ -12,9 +12,16 @@ between stages.
 
 A window's runs pass a ``LiveCache`` (the worker keeps one): a repeated run with the same shapes,
 dtype and seed — another block size or ``num_warps`` — reuses the inputs, the references, the
-torch baseline's timing and the compile facts of a kernel compiled before, and is timed with the
-shorter interactive budget (``kernels.run.bench``). The check itself is never cached: every launch
-starts from outputs poisoned (or restored) by ``prepare`` and is compared again.
+compile facts of a kernel compiled before, and is timed with the interactive budget of the timing
+policy (``kernels.run.timing.LIVE``: the click's point within half a second). The check itself is
+never cached: every launch starts from outputs poisoned (or restored) by ``prepare`` and is
+compared again.
+
+Timing (``kernels.run.timing``, one policy for run, bench, sweep and the window): the GPU is
+warmed with the kernel until its clock is steady, torch's baseline is timed interleaved with the
+kernel (the ratio of two numbers taken under the same clocks), and the clocks go with the result
+(``RunResult.clocks``). The peak beside the figure (``kernels.run.peaks``) is the best cuBLAS
+shape for the kernel's dtype (or device copy); a figure above it makes the peak measure again.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from ..compile import facts as compiled
 from ..data.errors import Cancelled, first_line, to_error_info
 from ..data.grid import n_programs
 from ..data.results import CompileFacts, Progress, RunRequest, RunResult, Timing
-from ..run import bench, check, device
+from ..run import bench, check, device, peaks, timing
 from ..run.backends import with_options
 from ..run.memory import budgets
 from ..run.prepare import InputCache, Prepared, prepare
@@ -149,16 +156,15 @@ class LiveCache(InputCache):
       in-place outputs (their reference sees what the launch left), not when they would take more
       than a quarter of the free memory, and dropped with the inputs — after a failed check or a
       launch error too;
-    - the torch baseline's timing per kernel, shapes, dtype and flags (the seed does not matter);
-    - the compile facts of each compiled kernel (its SASS comes from a cuobjdump process);
-    - ``warmup_ms`` / ``rep_ms``: do_bench's budgets for these runs.
+    - the torch baseline's CPU timing per kernel, shapes, dtype and flags for interpreter runs (on a
+      GPU torch is timed beside every run, interleaved with the kernel);
+    - the compile facts of each compiled kernel (its SASS comes from a cuobjdump process).
+    Its runs are timed with the timing policy's LIVE budget (``kernels.run.timing``).
     """
 
     refs: _Refs | None = None
     torch_timings: dict[Any, Timing] = field(default_factory=dict)
     facts: dict[int, tuple[Any, bool, CompileFacts, list[str]]] = field(default_factory=dict)
-    warmup_ms: int = bench.LIVE_WARMUP_MS
-    rep_ms: int = bench.LIVE_REP_MS
 
     def clear(self) -> None:
         super().clear()
@@ -250,18 +256,17 @@ def _run_spec(res: RunResult, spec: KernelSpec, req: RunRequest, st: _State, pro
         _keep_references(live, spec, p, refs)
     del refs
     # -- timing ----------------------------------------------------------------------------------
-    timing = torch_timing = None
-    peaks: tuple[float | None, float | None] = (None, None)
+    t_ = torch_timing = None
     if req.bench:
         tick(progress, cancel, "timing", 0.6)
         st.stage = "timing"
-        if torch_timing_given is None and live is not None:
+        if torch_timing_given is None and live is not None and p.backend.is_interpreter:
             torch_timing_given = live.torch_timings.get(p.data_key)
-        timing, torch_timing, peaks = _time(p, req, st, launch_ms, torch_timing_given, live)
+        t_, torch_timing, res.clocks = _time(p, req, launch_ms, torch_timing_given, live)
         if live is not None and p.data_key is not None and torch_timing is not None:
             _put(live.torch_timings, p.data_key, torch_timing)
-    res.timing = timing
-    res.metrics = bench.metrics(spec.bytes_moved(p.cfg), spec.flops(p.cfg), timing, torch_timing, *peaks)
+    res.timing = t_
+    res.metrics = _metrics(spec, p, res, t_, torch_timing, st)
     # -- compile facts ---------------------------------------------------------------------------
     if req.compile_facts:
         st.stage = "reading compile facts"
@@ -321,32 +326,56 @@ def _launch(p: Prepared, st: _State, progress: ProgressFn | None, options: dict[
     return ret, launch_ms
 
 
-def _time(p: Prepared, req: RunRequest, st: _State, launch_ms: float, torch_timing_given: Any,
-          live: LiveCache | None) -> tuple[Any, Any, tuple[float | None, float | None]]:
+def _time(p: Prepared, req: RunRequest, launch_ms: float, torch_timing_given: Any,
+          live: LiveCache | None) -> tuple[Timing, Timing | None, Any]:
+    """(the kernel's timing, torch's or None, the clocks): the timing policy on a GPU (warmed,
+    torch interleaved), the launch's wall clock under the interpreter."""
     spec, be, tensors, cfg = p.spec, p.backend, p.tensors, p.cfg
-    torch_timing = None
+    with_torch = req.torch_baseline and spec.torch_op is not None
     if be.is_interpreter:
         # the launch was the timed run: the interpreter's speed is Python's, not a GPU's
-        timing = bench.timing_from_samples([launch_ms], bench.INTERPRETER_METHOD, True)
-        if req.torch_baseline and spec.torch_op is not None:
+        t_ = bench.timing_from_samples([launch_ms], bench.INTERPRETER_METHOD, True)
+        torch_timing = None
+        if with_torch:
             torch_timing = torch_timing_given or bench.wall_time(
                 lambda: spec.torch_op(tensors, cfg), reps=21, method=bench.CPU_TORCH_METHOD,
                 is_interpreter=False, budget_s=0.5)
-        return timing, torch_timing, (None, None)
+        return t_, torch_timing, timing.clocks_unknown("clocks unknown: the interpreter runs on the CPU")
     with be.activate(spec.kernels, note_grids=False) as K:
         K = with_options(K, req.launch_options)
-        if live is not None:  # a window's run: the interactive budget (kernels.run.bench)
-            timing = bench.gpu_time(lambda: p.launch(K), warmup=live.warmup_ms, rep=live.rep_ms)
-        else:
-            timing = bench.gpu_time(lambda: p.launch(K))
-    if req.torch_baseline and spec.torch_op is not None:
-        torch_timing = torch_timing_given or bench.gpu_time(lambda: spec.torch_op(tensors, cfg))
+        fns = [lambda: p.launch(K)]
+        if with_torch:
+            fns.append(lambda: spec.torch_op(tensors, cfg))
+        m = timing.measure(fns, timing.LIVE if live is not None else timing.FULL)
+    return m.timings[0], (m.timings[1] if with_torch else None), m.clocks
+
+
+def _metrics(spec: KernelSpec, p: Prepared, res: RunResult, t_: Timing | None, torch_timing: Timing | None,
+             st: _State) -> Any:
+    """The figures, against the peak for the kernel's metric and dtype (re-measured when the
+    figure is above it: ``kernels.run.peaks``)."""
+    nbytes, flops = spec.bytes_moved(p.cfg), spec.flops(p.cfg)
+    m = bench.metrics(nbytes, flops, t_, torch_timing)
+    m.torch_interleaved = bool(torch_timing is not None and not p.backend.is_interpreter)
+    if t_ is None or p.backend.is_interpreter:
+        return m
+    figure = m.tflops if spec.metric == "TFLOP/s" else m.gbps
+    if figure is None:
+        return m
     try:
-        pk = device.peaks()
+        pk = peaks.peak_for(spec.metric, str(p.cfg.get("dtype", "")), figure, f"a {spec.name} run")
     except Exception as e:  # noqa: BLE001 - a failed peak measurement loses only the %
-        st.notes.append(f"device peaks not measured: {first_line(str(e))}")
-        return timing, torch_timing, (None, None)
-    return timing, torch_timing, (pk.copy_gbps, pk.matmul_tflops)
+        st.notes.append(f"device peak not measured: {first_line(str(e))}")
+        return m
+    if pk is None:
+        return m
+    tflops = spec.metric == "TFLOP/s"
+    m = bench.metrics(nbytes, flops, t_, torch_timing, None if tflops else pk.value, pk.value if tflops else None)
+    m.torch_interleaved = torch_timing is not None
+    m.peak_source, m.peak_datasheet = pk.source, pk.datasheet
+    if pk.remeasured:
+        st.notes.append(f"a run above the peak made it measure again: {pk.label(spec.metric)}")
+    return m
 
 
 def _compile_facts(res: RunResult, p: Prepared, req: RunRequest, st: _State, ret: Any,

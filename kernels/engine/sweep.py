@@ -14,8 +14,15 @@ with their spread, says when the winner is within the noise (``kernels.tune.rank
 the export texts (``kernels.tune.export``).
 
 Points whose data parameters agree share one set of inputs (``prepare.InputCache``); every point
-still starts from reset outputs (see ``kernels.run.prepare``). torch's time depends on the data only,
-so it is measured once per input set.
+still starts from reset outputs (see ``kernels.run.prepare``). GPU points are timed by the timing
+policy (``kernels.run.timing.SWEEP``: warmed to a steady clock, clocks recorded); torch's time
+depends on the data only, so it is measured once per input set — interleaved with that point —
+and measured again beside a later point whose SM clock is no longer the one torch was timed at.
+
+What cannot matter is never crowned: under the interpreter, launch options (num_warps,
+num_stages, maxnreg) change nothing — each value runs the same Python — so points that differ
+only in them are not ranked against each other: a grid sweep over them ranks the points of the
+first value of each (and says so), and one over launch options alone names no winner.
 """
 
 from __future__ import annotations
@@ -30,10 +37,11 @@ from typing import Any
 
 import triton
 
+from ..data.backends import backend as backend_info
 from ..data.errors import first_line, to_error_info
 from ..data.params import ValidationError
 from ..data.results import ErrorInfo, Progress, RunRequest, RunResult, SweepPoint, SweepRequest, SweepResult
-from ..run import backends, bench, device
+from ..run import backends, bench, device, peaks, timing
 from ..run.backends import Backend
 from ..run.prepare import InputCache, prepare
 from ..sources.lookup import get_spec
@@ -176,6 +184,7 @@ class _Runner:
         self.progress, self.cancel, self.on_point = progress, cancel, on_point
         self.cache = InputCache()
         self.torch_timings: dict[Any, Any] = {}
+        self.torch_clocks: dict[Any, Any] = {}
         self.n = len(plan.jobs)
         self.bench_s = 0.0
         self.passes = 0  # of the re-measurement loop
@@ -228,22 +237,35 @@ class _Runner:
         self.emit(job, r, compile_s)
 
     def _bench_gpu(self, job: _Job, r: RunResult) -> None:
-        """Time a checked GPU point (``pipeline.bench_point``); its metrics follow."""
+        """Time a checked GPU point (``pipeline.bench_point``); its metrics follow. torch's kept
+        baseline is used while the SM clock is the one it was timed at, else timed again beside
+        this point."""
         spec = self.plan.spec
         try:
-            key_before = self.cache.key
-            given = self.torch_timings.get(key_before)
-            timing, torch_timing = pipeline.bench_point(spec, self.plan.backend, int(self.req.seed), self.cache,
-                                                        job.run_values, job.options,
-                                                        self.req.torch_baseline and given is None)
+            key = self.cache.key
+            given = self.torch_timings.get(key)
+            fresh = self.req.torch_baseline and (given is None or not timing.same_clock(self.torch_clocks.get(key)))
+            t_, torch_timing, clocks = pipeline.bench_point(spec, self.plan.backend, int(self.req.seed), self.cache,
+                                                            job.run_values, job.options, fresh)
+            if torch_timing is not None:
+                self.torch_timings[key], self.torch_clocks[key] = torch_timing, clocks
             torch_timing = torch_timing or given
-            pk = device.peaks()
+            figure_model = (spec.bytes_moved(r.values), spec.flops(r.values))
+            m = bench.metrics(*figure_model, t_, torch_timing)
+            figure = m.tflops if spec.metric == "TFLOP/s" else m.gbps
+            pk = peaks.peak_for(spec.metric, str(r.values.get("dtype", "")), figure, f"a {spec.name} sweep point") \
+                if figure is not None else None
         except Exception as e:  # noqa: BLE001 - the point keeps its check; its timing failed
             r.error = to_error_info(e, "timing")
             return
-        r.timing = timing
-        peaks = (pk.copy_gbps, pk.matmul_tflops) if pk is not None else (None, None)
-        r.metrics = bench.metrics(spec.bytes_moved(r.values), spec.flops(r.values), timing, torch_timing, *peaks)
+        r.timing, r.clocks = t_, clocks
+        if pk is not None:
+            tflops = spec.metric == "TFLOP/s"
+            m = bench.metrics(*figure_model, t_, torch_timing, None if tflops else pk.value,
+                              pk.value if tflops else None)
+            m.peak_source, m.peak_datasheet = pk.source, pk.datasheet
+        m.torch_interleaved = fresh and torch_timing is not None
+        r.metrics = m
 
     def prune(self, job: _Job) -> bool:
         if not job.fit.reason:
@@ -402,12 +424,49 @@ def sweep(req: SweepRequest, progress: ProgressFn | None = None, cancel: CancelF
     finally:
         runner.cache.clear()
         out.points.sort(key=lambda p: p.index)  # they land as compiled: back in the space's order
-    out.ranking, out.verdicts = rank.rank(out.points, plan.data_names, plan.tuned_names)
-    out.best = _best(out.points, plan.data_names)
+    ranked, no_effect = _rankable(out.points, plan)
+    out.tuned_names = [n for n in plan.tuned_names if n not in no_effect]
+    out.ranking, out.verdicts = rank.rank(ranked, plan.data_names, out.tuned_names)
+    out.ranking = [dataclasses.replace(e, index=out.points.index(ranked[e.index])) for e in out.ranking]
+    out.best = _best(ranked, plan.data_names)
+    out.best = out.points.index(ranked[out.best]) if out.best is not None else None
+    if no_effect:
+        out.notes.append(_no_effect_note(no_effect, out.tuned_names, plan))
+        if not out.tuned_names:
+            out.best = None
+            out.ranking = []
+            out.verdicts = [f"no winner: {', '.join(no_effect)} cannot change the interpreter's time "
+                            "(the same program runs for every value); sweep it on a GPU"]
     if req.mode == "tune" and out.best is not None:
         _add_exports(out, plan)
     out.phases["total"] = time.perf_counter() - t0
     return out
+
+
+def _rankable(points: list[SweepPoint], plan: SweepPlan) -> tuple[list[SweepPoint], list[str]]:
+    """(the points that may be ranked against each other, the varied launch options left out):
+    on a backend that does not honour launch options (the interpreter: ``kernels.data.backends``),
+    points that differ only in them are the same program, so only those at the first value of
+    each such option are ranked; on a GPU, all of them."""
+    if backend_info(plan.backend.name).honours_launch_options:
+        return list(points), []
+    params = {p.name: p for p in plan.spec.params}
+    options = [n for n in plan.tuned_names
+               if n in LAUNCH_OPTIONS or (n in params and params[n].kind == "launch")]
+    varied = [n for n in options if len({repr(p.values.get(n)) for p in points}) > 1]
+    if not varied:
+        return list(points), []
+    first = {n: next(p.values.get(n) for p in points) for n in varied}
+    return [p for p in points if all(p.values.get(n) == v for n, v in first.items())], varied
+
+
+def _no_effect_note(no_effect: list[str], tuned: list[str], plan: SweepPlan) -> str:
+    what = ", ".join(no_effect)
+    if not tuned:
+        return (f"{what}: no effect under the interpreter (each value runs the same program as plain Python, "
+                "without warps, pipelining or registers), so no value is named best; sweep it on a GPU")
+    return (f"{what}: no effect under the interpreter, so points differing only in {what} are not ranked "
+            f"against each other: the ranking is over {', '.join(tuned)}")
 
 
 def _best(points: list[SweepPoint], data_names: list[str]) -> int | None:

@@ -5,13 +5,11 @@ is asked for every rep's time (``return_mode="all"``) so that the median and the
 percentiles come from one set of reps and the rep count is known; the median is the same
 ``statistics.median`` that ``do_bench(return_mode="median")`` returns.
 
-A window's repeated runs (``kernels.engine.run.LiveCache``) are timed with a shorter budget,
-``LIVE_WARMUP_MS`` and ``LIVE_REP_MS`` instead of do_bench's 25 and 100: a click should show its
-point within half a second, and the default budget spends 125 ms of reps per call whatever the
-kernel (and as much again for torch's, now measured once per shape). The spread stays
-honest because the 20th/80th percentiles and the rep count come from the reps actually taken
-(50 reps of a 1 ms kernel, ~250 of a 0.2 ms one). Sweeps, ``bench`` and the command line keep
-the full budget.
+Runs, sweeps, ``bench`` and the window time the GPU through the timing policy,
+``kernels.run.timing`` (warmed to a steady clock, torch interleaved, clocks recorded), which
+builds its Timings with ``timing_from_samples`` here; ``gpu_time`` (do_bench as it is) stays for
+scripts that want Triton's own numbers. ``LIVE_WARMUP_MS``/``LIVE_REP_MS`` were the window's
+do_bench budgets before the policy (kept for old callers).
 
 Interpreter: the wall clock of the launch on the CPU. It measures Python executing the kernel
 program by program and says nothing about GPU speed; it is labelled so everywhere it shows.

@@ -30,8 +30,8 @@ from typing import Any
 import torch
 
 from ..data.errors import first_line, to_error_info
-from ..data.results import ErrorInfo, Timing
-from ..run import bench
+from ..data.results import Clocks, ErrorInfo, Timing
+from ..run import bench, timing
 from ..run.backends import with_options
 from ..run.prepare import InputCache, prepare
 from ..specs.spec import KernelSpec
@@ -40,11 +40,11 @@ from . import procpool
 __all__ = ["CompileOutcome", "CompilePool", "POINT_BENCH", "REMEASURE_BENCH", "TensorMeta", "bench_point",
            "compile_config", "launches_of", "metas_of", "pool_kind", "remeasure", "remeasure_samples"]
 
-#: do_bench (warm-up ms, rep ms) for a sweep point's first measurement: ~80 reps of a 0.2 ms
-#: matmul with its L2 flush, enough for a p20-p80 spread; the fastest few are re-measured after
-#: (triton.autotune times each config with 25 + 100 ms)
+#: (warm-up ms, rep ms) for a sweep point's first measurement, kept for reference: points are now
+#: timed by the timing policy's SWEEP budget (``kernels.run.timing``: warmed to a steady clock,
+#: ~25 ms of reps, torch interleaved where it is timed); the fastest few are re-measured after
 POINT_BENCH = (5, 20)
-#: do_bench (warm-up ms, rep ms) of each interleaved re-measurement round
+#: rep ms per candidate of each interleaved re-measurement round
 REMEASURE_BENCH = (2, 10)
 
 
@@ -300,22 +300,17 @@ def _chain(src: Future, dst: Future, why: str) -> None:
 
 
 def bench_point(spec: KernelSpec, backend: Any, seed: int, cache: InputCache, values: Mapping[str, Any],
-                options: Mapping[str, Any], with_torch: bool) -> tuple[Timing, Timing | None]:
-    """(the config's timing, torch's on the same inputs or None): do_bench with ``POINT_BENCH``."""
+                options: Mapping[str, Any], with_torch: bool) -> tuple[Timing, Timing | None, Clocks]:
+    """(the config's timing, torch's on the same inputs or None, the clocks): the timing policy's
+    SWEEP budget, torch interleaved with the config when it is timed."""
     p = prepare(spec, dict(values), backend, seed, cache)
     with backend.activate(spec.kernels, note_grids=False) as K:
         k = with_options(K, options)
-        timing = _do_bench(lambda: p.launch(k), *POINT_BENCH)
-    torch_timing = bench.gpu_time(lambda: spec.torch_op(p.tensors, p.cfg)) \
-        if with_torch and spec.torch_op is not None else None
-    return timing, torch_timing
-
-
-def _do_bench(fn: Callable[[], Any], warmup: int, rep: int) -> Timing:
-    import triton.testing
-
-    samples = list(triton.testing.do_bench(fn, warmup=warmup, rep=rep, return_mode="all"))
-    return bench.timing_from_samples(samples, f"{bench.GPU_METHOD}; {warmup} ms warm-up, {rep} ms of reps")
+        fns = [lambda: p.launch(k)]
+        if with_torch and spec.torch_op is not None:
+            fns.append(lambda: spec.torch_op(p.tensors, p.cfg))
+        m = timing.measure(fns, timing.SWEEP)
+    return m.timings[0], (m.timings[1] if len(fns) > 1 else None), m.clocks
 
 
 # ---------------------------------------------------------------------------------------------
@@ -344,6 +339,8 @@ def remeasure_samples(spec: KernelSpec, backend: Any, seed: int, candidates: Seq
         with backend.activate(spec.kernels) as K:
             fns = [(lambda p=p, k=with_options(K, opts): p.launch(k)) for p, (_, opts) in
                    zip(prepared, candidates, strict=True)]
+            if not backend.is_interpreter:  # warmed once, then every round rep by rep interleaved
+                return _remeasure_gpu(fns, rounds, cancel)
             for r in range(max(1, rounds)):
                 for j in range(len(fns)):
                     if cancel is not None and cancel():
@@ -352,6 +349,24 @@ def remeasure_samples(spec: KernelSpec, backend: Any, seed: int, candidates: Seq
                     samples[i].extend(_time_once(fns[i], backend.is_interpreter))
     finally:
         cache.clear()
+    return samples
+
+
+def _remeasure_gpu(fns: Sequence[Callable[[], Any]], rounds: int,
+                   cancel: Callable[[], bool] | None) -> list[list[float]] | None:
+    """The GPU re-measurement: the candidates warmed together to a steady clock
+    (``kernels.run.timing``), then ``rounds`` rounds each timing every candidate rep by rep,
+    interleaved, ``REMEASURE_BENCH[1]`` ms of reps a candidate per round."""
+    est = timing._estimate_ms(fns, flush := timing._l2_flush_buffer())
+    timing.warm_up(timing._chunk_load(fns, est), timing.sensor(), timing.SWEEP)
+    budget = timing.Budget("remeasure", 0.0, 0.0, rep_ms=REMEASURE_BENCH[1] * len(fns), min_reps=5,
+                           short_min_reps=50)
+    samples: list[list[float]] = [[] for _ in fns]
+    for _ in range(max(1, rounds)):
+        if cancel is not None and cancel():
+            return None
+        for i, got in enumerate(timing.time_interleaved(fns, budget, est, flush)):
+            samples[i].extend(got)
     return samples
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import time
 
 import pytest
 import torch
@@ -40,13 +41,18 @@ def test_every_catalog_kernel_is_correct_on_cuda(name, dtype):
 
 def _reference_median(spec, values: dict, reps: int = 3) -> float:
     """do_bench(return_mode="median") on the same launch, outside the engine; the median of a
-    few calls so one noisy call does not decide the comparison."""
+    few calls so one noisy call does not decide the comparison. The GPU is first kept busy with
+    the launch for half a second, as the engine's timing policy does before its reps (a power-
+    hungry matmul runs its first ~0.1 s at a clock the power cap then takes back)."""
     cfg = spec.config(values)
     gen = torch.Generator().manual_seed(0)
     t = spec.make_inputs(dict(cfg), "cuda", gen)
     fn = lambda: spec.run_launch(lambda f: f, t, dict(cfg))  # noqa: E731
-    fn()
-    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < 0.5:
+        for _ in range(20):
+            fn()
+        torch.cuda.synchronize()
     return statistics.median(triton.testing.do_bench(fn, return_mode="median") for _ in range(reps))
 
 
@@ -60,7 +66,7 @@ def test_engine_median_agrees_with_do_bench_within_3_percent(name, values):
     spec = REGISTRY.get(name)
     r = engine.run(RunRequest(name, values, backend="gpu", torch_baseline=False, keep_asm=False))
     assert r.error is None and r.check.passed
-    assert r.timing.method.startswith("gpu: triton.testing.do_bench") and not r.timing.is_interpreter
+    assert r.timing.method.startswith("gpu: warmed") and not r.timing.is_interpreter
     ref = _reference_median(spec, values)
     assert abs(r.timing.median_ms - ref) / ref < 0.03, (r.timing.median_ms, ref)
     assert r.timing.p20_ms <= r.timing.median_ms <= r.timing.p80_ms and r.timing.n_reps >= 10

@@ -36,14 +36,14 @@ def test_three_results_three_points_torch_and_peak(view):
     tx, ty = view.torch_line.getData()
     assert len(tx) == 3 and np.allclose(ty, [r.metrics.torch_gbps for r in results])
     assert view.peak_line.isVisible() and view.peak_line.value() == DEMO_PEAK_GBPS
-    assert view.peak_line.label.toPlainText() == "measured peak 4,000 GB/s"
+    assert view.peak_line.label.toPlainText() == "peak 4,000 GB/s"
     # error bars: the p20..p80 times as throughput (faster time = higher figure)
     r = results[0]
     top = view.error_bars.opts["top"][0]
     assert top == pytest.approx(r.metrics.gbps * r.timing.median_ms / r.timing.p20_ms - r.metrics.gbps)
     assert view.banner.isHidden()
     assert view.plot.getPlotItem().getAxis("left").labelText == "GB/s"
-    assert "Run 3:" in view.summary.text() and "% of measured peak" in view.summary.text()
+    assert "Run 3:" in view.summary.text() and "% of peak" in view.summary.text()
 
 
 def test_hover_text_names_the_configuration(view):
