@@ -17,7 +17,9 @@ capture) reaches it only through this narrow interface:
   switch off the lanes ``on_access`` returns (out-of-bounds addresses) before memory is touched;
 - ``prepared(...)`` / ``run_programs(...)``: run a chosen set of programs of one launch (a window
   of the grid, or one part of it per forked process);
-- ``constexpr_names(jit_fn)``.
+- ``constexpr_names(jit_fn)``;
+- ``_gpu_only_twins``: libdevice's math functions computed with NumPy, PDL's grid-dependency
+  control as no-ops (programs run in order), for the length of a launch.
 
 While a launch is prepared, ``_faster_interpreter`` also makes three result-preserving changes
 (helpers patched and rewritten once per run, a memoized ``_get_np_dtype``, the dead overflow
@@ -267,6 +269,7 @@ def prepared(kernel: Callable[..., Any], jit_fn: Any, bound: dict[str, Any], gri
             scopes.insert(0, _Restore(lambda: setattr(b, "options", saved_options)))
         # patched first, undone last: the helpers' patches (made later) are undone before it
         scopes.append(m._patch_lang(getattr(jit_fn, "fn", jit_fn)))
+        scopes.append(_gpu_only_twins(m))
         args = {name: value if name in consts else m._implicit_cvt(value) for name, value in bound.items()}
         b.set_grid_dim(*grid)
         gx, gy = int(grid[0]), int(grid[1])
@@ -371,6 +374,94 @@ def _faster_interpreter(m: Any) -> Iterator[list[Any]]:
             m._get_np_dtype = saved_np_dtype
         if saved_patch_tensor is not None:
             m._patch_lang_tensor = saved_patch_tensor
+
+
+# ---------------------------------------------------------------------------------------------
+# what Triton's interpreter lacks and a CPU can still do: libdevice functions, PDL's grid control
+
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+#: libdevice functions (``__nv_asinf`` -> ``asin``) NumPy computes: an extern call under the
+#: interpreter runs this instead of raising "extern_elementwise not supported in interpreter mode"
+_NP_EXTERN: dict[str, Callable[..., Any]] = {
+    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "atan2": np.arctan2, "asinh": np.arcsinh,
+    "acosh": np.arccosh, "atanh": np.arctanh, "sin": np.sin, "cos": np.cos, "tan": np.tan, "sinh": np.sinh,
+    "cosh": np.cosh, "tanh": np.tanh, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log,
+    "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sqrt": np.sqrt, "cbrt": np.cbrt,
+    "rsqrt": lambda x: 1 / np.sqrt(x), "rcp": lambda x: 1 / x, "exp10": lambda x: np.power(x.dtype.type(10), x),
+    "sinpi": lambda x: np.sin(np.pi * x), "cospi": lambda x: np.cos(np.pi * x),
+    "erf": np.vectorize(__import__("math").erf), "erfc": np.vectorize(__import__("math").erfc),
+    "lgamma": np.vectorize(__import__("math").lgamma), "tgamma": np.vectorize(__import__("math").gamma),
+    "pow": np.power, "powi": np.power, "fmod": np.fmod, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+    "rint": np.rint, "nearbyint": np.rint, "round": _round_half_away, "fabs": np.abs, "abs": np.abs,
+    "fmin": np.fmin, "fmax": np.fmax, "hypot": np.hypot, "copysign": np.copysign, "fma": lambda x, y, z: x * y + z,
+    "isnan": np.isnan, "isinf": np.isinf, "isfinited": np.isfinite, "finitef": np.isfinite, "signbit": np.signbit,
+    "saturate": lambda x: np.clip(x, 0, 1), "div": np.divide, "fdiv": np.divide, "add": np.add, "mul": np.multiply,
+    "sub": np.subtract,
+}
+
+
+def _extern_name(symbol: str) -> str | None:
+    """``__nv_asinf`` -> ``asin``; ``__nv_fast_expf`` -> ``exp``; ``__nv_fdiv_rn`` -> ``fdiv``."""
+    name = symbol[5:] if symbol.startswith("__nv_") else symbol
+    for cut in (lambda s: s, lambda s: s[5:] if s.startswith("fast_") else s):
+        n = cut(name)
+        for suffix in ("_rn", "_rz", "_rd", "_ru"):
+            n = n[:-len(suffix)] if n.endswith(suffix) else n
+        for cand in (n, n[:-1] if n.endswith("f") else n):
+            if cand in _NP_EXTERN:
+                return cand
+    return None
+
+
+def _extern_elementwise(m: Any) -> Callable[..., Any]:
+    def create(self: Any, lib_name: str, lib_path: str, symbol: str, args: list, ret: Any, is_pure: bool) -> Any:
+        name = _extern_name(symbol)
+        if name is None:
+            raise NotImplementedError(f"the libdevice/extern function {symbol} has no CPU twin here "
+                                      "(Tilescope computes libdevice's math functions with NumPy); run it on a GPU")
+        scalar = getattr(ret, "scalar", ret)
+        with np.errstate(all="ignore"):
+            out = _NP_EXTERN[name](*[a.data for a in args])
+        return m.TensorHandle(np.asarray(out).astype(m._get_np_dtype(scalar)), scalar)
+    return create
+
+
+def _gpu_only_twins(m: Any) -> Any:
+    """libdevice (``tl.extra.libdevice``, a stub module until a GPU backend fills it, and
+    ``tl.extra.cuda.libdevice``) computed with NumPy, and PDL's ``gdc_wait`` /
+    ``gdc_launch_dependents`` as no-ops: the interpreter runs a launch's programs one after
+    another after the previous launch has finished, so what they order is already in order. A
+    scope: ``restore()`` undoes it."""
+    scope = m._LangPatchScope()
+    b = m.interpreter_builder
+    scope.set_attr(type(b), "create_extern_elementwise", _extern_elementwise(m))
+    try:
+        import triton.language as tl
+        from triton.language.extra import libdevice as stub
+        from triton.language.extra.cuda import gdc
+        from triton.language.extra.cuda import libdevice as cuda_libdevice
+    except ImportError:
+        return scope
+    for name in dir(stub):
+        member = getattr(cuda_libdevice, name, None)
+        if not name.startswith("_") and member is not None and tl.core.is_builtin(member):
+            m._patch_attr(stub, name, member, b, scope)
+    cuda_modules = {id(x): x for x in (sys.modules.get("triton.language.extra.cuda"),
+                                       getattr(getattr(tl, "extra", None), "cuda", None)) if x is not None}
+    for lib in {id(x): x for x in [cuda_libdevice] + [getattr(c, "libdevice", None) for c in cuda_modules.values()]
+                if x is not None}.values():
+        m._patch_builtin(lib, b, scope)
+
+    def no_op(*args: Any, **kwargs: Any) -> None:
+        return None
+    for mod in (gdc, *cuda_modules.values()):
+        for name in ("gdc_wait", "gdc_launch_dependents"):
+            if hasattr(mod, name):
+                scope.set_attr(mod, name, no_op)
+    return scope
 
 
 # ---------------------------------------------------------------------------------------------

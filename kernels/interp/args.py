@@ -13,7 +13,11 @@ import numpy as np
 from ..data.grid import Grid3, as_grid3
 from ..data.trace import TensorInfo
 
-__all__ = ["TensorArg", "tensor_arg", "collect_args", "plain", "bind", "grid3", "launch_options"]
+#: set on a pointer table (an int64 tensor of addresses) by ``kernels.script.pointer_tables``:
+#: [(name, tensor), ...] the tensors its addresses point into, which the launch accesses too
+REACHED_ATTR = "_tilescope_reached"
+
+__all__ = ["REACHED_ATTR", "TensorArg", "tensor_arg", "collect_args", "plain", "bind", "grid3", "launch_options"]
 
 
 @dataclass
@@ -86,6 +90,8 @@ def collect_args(bound: dict[str, Any], consts: set[str]) -> tuple[list[TensorAr
         arg = tensor_arg(name, value)
         if arg is not None:
             tensors.append(arg)
+            for reached_name, t in getattr(value, REACHED_ATTR, ()):  # a pointer table's tensors
+                walk(reached_name, t)
             return True
         if isinstance(value, tuple) and value:
             found = [walk(f"{name}[{i}]", v) for i, v in enumerate(value)]

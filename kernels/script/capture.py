@@ -44,7 +44,9 @@ from ..data.script import ScriptCapture
 from ..data.trace import OP_LOAD
 from ..interp import Interpreter, LaunchInfo, Observer, bind, constexpr_names, grid3
 from ..run.backends import Backend
+from . import descriptors, pointer_tables
 from .cuda_on_cpu import EMULATED_TARGET, cuda_on_cpu
+from .virtual_gpu import lacking
 
 __all__ = ["LiveLaunch", "capture", "StopScript", "warm_kernel"]
 
@@ -82,6 +84,8 @@ class LiveLaunch:
     autotune_configs: list[Any] = field(default_factory=list)  # triton.Config objects
     autotune_choice: int = -1
     heuristics: dict[str, Any] = field(default_factory=dict)  # name -> heuristic function
+    reached: list[Any] = field(default_factory=list)  # pointer_tables.Reached: tensors met through addresses
+    allocator: Any = None  # triton.set_allocator's allocator in force at the launch (None: none set)
 
 
 class _Log(io.TextIOBase):
@@ -199,6 +203,9 @@ class _Capture:
         names = set(inspect.signature(fn.fn).parameters)
         options = {k: v for k, v in kwargs.items() if k not in names}
         tensors = {k: v for k, v in bound.items() if isinstance(v, torch.Tensor)}
+        reached = pointer_tables.find(bound, consts)  # behind a table of data_ptr()s: arguments all the same
+        tensors.update({r.name: r.tensor for r in reached})
+        tensors.update(descriptors.bases(bound))  # what a TensorDescriptor argument addresses
         before = {k: v.detach().to("cpu", copy=True) for k, v in tensors.items()}
         configs, choice = self.pending_autotune or ([], -1)
         heur, self.pending_autotune, self.pending_heuristics = self.pending_heuristics, None, {}
@@ -216,7 +223,8 @@ class _Capture:
             call_site=(file, line, text), wrapper=_function_of(wrapper) if wrapper is not None else None,
             wrapper_name=wrapper.f_code.co_name if wrapper is not None else "",
             wrapper_args=dict(inspect.getargvalues(wrapper).locals) if wrapper is not None else {},
-            autotune_configs=list(configs), autotune_choice=choice, heuristics=heur))
+            autotune_configs=list(configs), autotune_choice=choice, heuristics=heur, reached=reached,
+            allocator=descriptors.allocator()))
         if wrapper is not None:  # only the wrapper's own parameters, as it was called
             w = self.live[-1]
             params = list(inspect.signature(w.wrapper).parameters) if w.wrapper is not None else []
@@ -233,11 +241,22 @@ class _Capture:
             written = [k for k, t in tensors.items() if not torch.equal(t.detach().cpu(), before[k])
                        and not (t.is_floating_point() and _same_with_nan(t.detach().cpu(), before[k]))]
             return ret, [k for k in tensors if k not in written], written
+        if _is_gluon(fn):
+            raise NeedsGPU(f"{fn.fn.__name__} is a Gluon kernel (@gluon.jit, explicit layouts): Triton's "
+                           "interpreter cannot run Gluon, so it needs a GPU (most Gluon tutorials: sm_90 or sm_100)")
         touched = _TouchedTensors()
         session = Interpreter([touched])
         with session.activate([fn]) as K:
             K(fn)[grid](*args, **kwargs)
         return None, [k for k in tensors if k in touched.read], [k for k in tensors if k in touched.written]
+
+
+class NeedsGPU(Exception):
+    """A launch the CPU cannot run at all (a Gluon kernel): the script stops there, its line named."""
+
+
+def _is_gluon(fn: Any) -> bool:
+    return type(fn).__name__.startswith("Gluon") or ".gluon" in type(fn).__module__
 
 
 def _same_with_nan(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -385,6 +404,10 @@ def _patched(cap: _Capture) -> Iterator[None]:
         def stop(*a: Any, **k: Any) -> Any:
             if cap.benchmarking and real is not None:  # Triton's autotuner timing its configs (GPU)
                 return real(*a, **k)
+            if not cap.live and a and callable(a[0]):  # launches only inside its benchmark: one call of it
+                cap.notes.append(f"the script launched nothing before its benchmark ({what}): the launches "
+                                 "of one call of the function it measures were captured")
+                a[0]()
             s = StopScript()
             s.reason = f"it reached its benchmark ({what})"
             raise s
@@ -398,7 +421,11 @@ def _patched(cap: _Capture) -> Iterator[None]:
         for n in saved_tt:
             setattr(tt, n, benchmark_reached(f"triton.testing.{n}", saved_tt[n]))
         if saved_mark is not None:
-            tt.Mark.run = benchmark_reached("triton.testing.perf_report")
+            def mark_run(self: Any, *a: Any, **k: Any) -> Any:
+                if not cap.live:  # nothing launched yet: its first point runs, up to do_bench (above)
+                    return saved_mark(self, *a, **k)
+                return benchmark_reached("triton.testing.perf_report")(self, *a, **k)
+            tt.Mark.run = mark_run
         yield
     finally:
         JITFunction.run = saved["run"]
@@ -441,6 +468,30 @@ def _note_error(out: ScriptCapture, e: BaseException, path: str) -> None:
     out.error, out.error_line = f"{where}: {type(e).__name__}: {msg}".rstrip(": "), line
     if isinstance(e, ModuleNotFoundError):
         out.missing_module = e.name or ""
+        pip = _pip_name(out.missing_module)
+        if pip:
+            out.error += f" — pip install {pip}"
+
+
+#: import names whose pip package is named otherwise
+_PIP_NAMES = {"yaml": "pyyaml", "cv2": "opencv-python", "sklearn": "scikit-learn", "PIL": "pillow",
+              "skimage": "scikit-image", "bs4": "beautifulsoup4"}
+
+
+def _pip_name(module: str) -> str:
+    """The package to install for a missing top-level module ("" when the top level is installed:
+    a submodule that is missing is no pip install away)."""
+    import importlib.util
+
+    top = module.split(".")[0]
+    if not top:
+        return ""
+    try:
+        if importlib.util.find_spec(top) is not None:
+            return ""
+    except (ImportError, ValueError):
+        return ""
+    return _PIP_NAMES.get(top, top)
 
 
 def capture(path: str, backend: Backend, *, budget_s: float = 30.0, max_launches: int = 16,
@@ -456,9 +507,11 @@ def capture(path: str, backend: Backend, *, budget_s: float = 30.0, max_launches
     out = ScriptCapture(path=real, backend=backend.name)
     t0 = time.perf_counter()
     sys.path.insert(0, os.path.dirname(real))
-    on_cpu = cuda_on_cpu() if backend.is_interpreter else contextlib.nullcontext()
+    saved_argv, sys.argv = sys.argv, [real]  # the script's argparse sees its own command line, not ours
+    on_cpu = cuda_on_cpu(real) if backend.is_interpreter else contextlib.nullcontext()
+    vgpu = None
     try:
-        with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log), on_cpu, _patched(cap), \
+        with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log), on_cpu as vgpu, _patched(cap), \
                 _time_budget(budget_s):
             runpy.run_path(real, run_name="__main__")
     except _OutOfTime:
@@ -473,11 +526,15 @@ def capture(path: str, backend: Backend, *, budget_s: float = 30.0, max_launches
     except BaseException as e:  # noqa: BLE001 - the script's own failure is reported, launches kept
         _note_error(out, e, real)
     finally:
+        sys.argv = saved_argv
         try:
             sys.path.remove(os.path.dirname(real))
         except ValueError:
             pass
     out.wall_s = time.perf_counter() - t0
     out.log, out.log_lines = log.text(), log.n
+    if not cap.live and not out.error and not out.stopped and vgpu is not None and vgpu.asked:
+        printed = [ln for ln in out.log.splitlines() if ln.strip()]
+        out.stopped = lacking(vgpu, printed[-1] if printed else "")  # a GPU the virtual one is not?
     out.notes = list(dict.fromkeys(cap.notes))
     return out, cap.live

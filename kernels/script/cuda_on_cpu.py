@@ -7,7 +7,10 @@ Scripts are written for a GPU: ``torch.randn(n, device='cuda')``, ``x.cuda()``,
 kernels), and Triton's active driver is a stand-in that reports the CPU as the torch device and,
 for device properties, the facts of the GPU named by ``target`` (an H200, sm_90, by default) —
 the script's own occupancy arithmetic then runs on the numbers of a real GPU, and the notes say
-which. Everything is put back on exit.
+which. Given the script's path, its device checks (``x.is_cuda``, ``torch.cuda.get_device_capability()``,
+``torch.cuda.Event``, …) are answered by the virtual GPU of ``virtual_gpu`` (sm_90 unless
+``TILESCOPE_VIRTUAL_GPU`` names another), whose properties the driver stand-in reports then.
+Everything is put back on exit.
 """
 
 from __future__ import annotations
@@ -64,15 +67,19 @@ class _CudaToCpu(torch.overrides.TorchFunctionMode):
 
 
 class _Utils:
+    def __init__(self, gpu: Any = None) -> None:
+        self.gpu = gpu
+
     def get_device_properties(self, device: Any = None) -> dict[str, Any]:
-        return dict(EMULATED_GPU)
+        return self.gpu.driver_properties() if self.gpu is not None else dict(EMULATED_GPU)
 
 
 class _StandInDriver:
     """What ``triton.runtime.driver.active`` answers while a CUDA script runs on the CPU."""
 
-    def __init__(self) -> None:
-        self.utils = _Utils()
+    def __init__(self, gpu: Any = None) -> None:
+        self.gpu = gpu  # a virtual_gpu.VirtualGPU (None: EMULATED_GPU)
+        self.utils = _Utils(gpu)
 
     def get_active_torch_device(self) -> torch.device:
         return torch.device("cpu")
@@ -89,7 +96,8 @@ class _StandInDriver:
     def get_current_target(self) -> Any:
         from triton.backends.compiler import GPUTarget
 
-        return GPUTarget("cuda", EMULATED_GPU["capability"], EMULATED_GPU["warpSize"])
+        cc = self.gpu.cc if self.gpu is not None else EMULATED_GPU["capability"]
+        return GPUTarget("cuda", cc, EMULATED_GPU["warpSize"])
 
     def get_device_interface(self) -> Any:
         return torch.cuda
@@ -104,22 +112,29 @@ class _StandInDriver:
 
 
 @contextlib.contextmanager
-def cuda_on_cpu() -> Iterator[None]:
+def cuda_on_cpu(script: str | None = None) -> Iterator[Any]:
+    """CUDA served on the CPU; with ``script`` (its path), that script's device checks answered
+    by the virtual GPU too (``virtual_gpu``: ``x.is_cuda``, capability, properties, events),
+    whose session (what it asked) is yielded; else None."""
     import triton.runtime
+
+    from .virtual_gpu import virtual_gpu
 
     cfg = triton.runtime.driver  # the DriverConfig object (it shadows the module of that name)
     saved_active = cfg.__dict__.get("_active")
     saved_cuda = {name: getattr(torch.cuda, name) for name in ("synchronize", "current_device", "set_device",
                                                               "empty_cache", "get_device_name")}
     try:
-        cfg._active = _StandInDriver()
-        torch.cuda.synchronize = lambda *a, **k: None
-        torch.cuda.current_device = lambda: 0
-        torch.cuda.set_device = lambda *a, **k: None
-        torch.cuda.empty_cache = lambda: None
-        torch.cuda.get_device_name = lambda *a, **k: EMULATED_GPU["name"]
-        with _CudaToCpu():
-            yield
+        with (virtual_gpu(script) if script else contextlib.nullcontext()) as session:
+            cfg._active = _StandInDriver(session.gpu if session is not None else None)
+            if session is None:
+                torch.cuda.synchronize = lambda *a, **k: None
+                torch.cuda.current_device = lambda: 0
+                torch.cuda.set_device = lambda *a, **k: None
+                torch.cuda.empty_cache = lambda: None
+                torch.cuda.get_device_name = lambda *a, **k: EMULATED_GPU["name"]
+            with _CudaToCpu():
+                yield session
     finally:
         cfg._active = saved_active
         for name, fn in saved_cuda.items():

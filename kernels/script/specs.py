@@ -29,6 +29,7 @@ from ..data.grid import grid_of
 from ..data.params import NUM_WARPS, Param, is_pow2
 from ..data.script import CapturedArg, CapturedLaunch
 from ..specs.spec import KernelSpec
+from . import descriptors, pointer_tables
 from .capture import LiveLaunch, _OutOfTime, _time_budget, warm_kernel
 from .cuda_on_cpu import cuda_on_cpu
 from .grid_rule import infer_grid_rule, is_stride
@@ -245,21 +246,24 @@ def spec_from_launch(live: LiveLaunch, name: str, origin: str, record: CapturedL
         params.append(Param("autotune_config", "constexpr", max(0, live.autotune_choice),
                             f"which @triton.autotune config runs ({listing})",
                             choices=tuple(range(len(live.autotune_configs)))))
-    resizable = bool(sizes.groups)
+    resizable = bool(sizes.groups) and not live.reached  # a pointer table's groups: as the script made them
     params.extend(sizes.params())
     _tell(record, sizes, consts)
     state: dict[str, Any] = {"bytes": 0}
     outputs = tuple(live.written)
 
     def make_inputs(cfg: dict, device: Any, gen: torch.Generator) -> dict[str, Any]:
+        met: dict[str, torch.Tensor] = {}  # tensors reached through addresses or descriptors: fresh copies
         if not resizable or sizes.captured(cfg):
             bound = dict(live.bound)
             for k, t in live.before.items():
-                bound[k] = t.to(device, copy=True)
+                (bound if k in live.bound else met)[k] = t.to(device, copy=True)
+            bound = descriptors.rebuild(pointer_tables.rebuild(bound, live.reached, met), met)
             grid = live.grid
         else:
             bound, grid = _redrive(live, sizes.shapes_for(cfg), device, gen)
-        tensors = {k: v for k, v in bound.items() if isinstance(v, torch.Tensor)}
+            met = descriptors.bases(bound)
+        tensors = {k: v for k, v in bound.items() if isinstance(v, torch.Tensor)} | met
         touched = set(live.read) | set(live.written) or set(tensors)
         state["bytes"] = sum(t.numel() * t.element_size() for k, t in tensors.items() if k in touched) + \
             sum(t.numel() * t.element_size() for k, t in tensors.items() if k in live.written)
@@ -267,7 +271,8 @@ def spec_from_launch(live: LiveLaunch, name: str, origin: str, record: CapturedL
 
     def launch(K: Any, t: dict, cfg: dict) -> Any:
         kwargs, grid = _launch_args(live, t, cfg, consts)
-        return K(fn)[grid](**kwargs)
+        with descriptors.using(live.allocator):  # set by the script in its thread; a run may be in another
+            return K(fn)[grid](**kwargs)
 
     def reference(t: dict, cfg: dict) -> dict[str, torch.Tensor]:
         if not resizable or sizes.captured(cfg):
@@ -350,7 +355,8 @@ def _redrive(live: LiveLaunch, shapes: dict[str, tuple[int, ...]], device: Any,
     calls: list = []
     on_gpu = torch.device(device).type != "cpu"
     with _launch_recorded_not_run(calls, on_gpu=on_gpu), \
-            (contextlib.nullcontext() if on_gpu else cuda_on_cpu()), contextlib.redirect_stdout(io.StringIO()):
+            (contextlib.nullcontext() if on_gpu else cuda_on_cpu(live.wrapper.__code__.co_filename)), \
+            contextlib.redirect_stdout(io.StringIO()):
         live.wrapper(**{k: args[k] for k in params if k in args})
     mine = [c for c in calls if c[0] is live.fn]
     if not mine:
@@ -378,6 +384,7 @@ def _launch_args(live: LiveLaunch, t: dict, cfg: dict, consts: dict) -> tuple[di
         options.update({k: v for k, v in c.all_kwargs().items() if k not in c.kwargs})
     for k, h in live.heuristics.items():
         bound[k] = h(dict(bound))
+    bound = descriptors.follow_blocks(bound, live.bound, live.constexpr_names)  # the tile follows BLOCK_*
     grid = t["_launch"]["grid"]
     if callable(grid):  # the script's lambda, called here as Triton would: every backend sees the numbers
         return {**bound, **options}, tuple(int(g) for g in _as_tuple(grid(dict(bound))))
@@ -396,6 +403,7 @@ def _reference_run(live: LiveLaunch, t: dict, consts: dict, outputs: tuple[str, 
     cfg = {"num_warps": live.options.get("num_warps", 4), "num_stages": live.options.get("num_stages", 3), **consts,
            "autotune_config": live.autotune_choice}
     kwargs, grid = _launch_args(live, ref_t, cfg, consts)
+    kwargs = descriptors.rebuild(kwargs, {k: v for k, v in ref_t.items() if isinstance(v, torch.Tensor)})
     any_t = next(v for v in ref_t.values() if isinstance(v, torch.Tensor))
     if any_t.device.type == "cpu":
         from ..interp import AccessGuard, Interpreter
@@ -403,14 +411,16 @@ def _reference_run(live: LiveLaunch, t: dict, consts: dict, outputs: tuple[str, 
         with Interpreter([AccessGuard()]).activate([live.fn]) as K:
             K(live.fn)[grid](**kwargs)
     else:
-        live.fn[grid](**kwargs)
+        with descriptors.using(live.allocator):
+            live.fn[grid](**kwargs)
         torch.cuda.synchronize()
     return {k: ref_t[k].double() for k in outputs}
 
 
 def describe_args(live: LiveLaunch) -> list[CapturedArg]:
     out = []
-    for k, v in live.bound.items():
+    met = {r.name: r.tensor for r in live.reached} | descriptors.bases(live.bound)
+    for k, v in [*live.bound.items(), *met.items()]:
         if isinstance(v, torch.Tensor):
             out.append(CapturedArg(k, "tensor", tuple(v.shape), str(v.dtype).replace("torch.", ""), tuple(v.stride())))
         elif k in live.constexpr_names:

@@ -9,7 +9,9 @@ Scripts check the device in many ways before they launch — ``assert x.is_cuda`
 runs the kernels (``cuda_on_cpu`` serves ``device='cuda'`` there).
 
 - ``Tensor.is_cuda`` and ``Tensor.device`` say CUDA only to the script's own code (frames of files
-  in the script's folder): torch, Triton and Tilescope go on seeing CPU tensors.
+  in the script's folder) while ``device='cuda'`` is served on the CPU (``cuda_on_cpu``'s torch
+  function mode: not inside an autograd ``backward``, which the engine runs without modes): torch,
+  Triton and Tilescope go on seeing CPU tensors.
 - ``torch.cuda.is_available()`` is true for the script's code the same way; the getters that would
   raise without CUDA (capability, properties, device count, streams, events, memory statistics)
   answer for the virtual GPU to anyone.
@@ -33,7 +35,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["VIRTUAL_GPUS", "VirtualGPU", "chosen_gpu", "virtual_gpu", "ENV_VAR"]
+__all__ = ["VIRTUAL_GPUS", "VirtualGPU", "chosen_gpu", "virtual_gpu", "ENV_VAR", "lacking"]
 
 #: the environment variable that picks the virtual GPU (a key of ``VIRTUAL_GPUS``)
 ENV_VAR = "TILESCOPE_VIRTUAL_GPU"
@@ -204,14 +206,18 @@ def _tensor_patches(s: _Session) -> dict[str, Any]:
     real_device = torch._C.TensorBase.device
     cuda0 = torch.device("cuda", 0)
 
+    # only where ``device='cuda'`` is served on the CPU (a torch function mode is on): the autograd
+    # engine runs a backward without modes, and a CUDA device there would reach torch's allocator
+    mode_on = torch._C._is_torch_function_mode_enabled
+
     def is_cuda(self: torch.Tensor) -> bool:
-        if real_device.__get__(self).type == "cpu" and s.from_script(1):
+        if real_device.__get__(self).type == "cpu" and mode_on() and s.from_script(1):
             return True
         return real_is_cuda.__get__(self)
 
     def device(self: torch.Tensor) -> torch.device:
         d = real_device.__get__(self)
-        if d.type == "cpu" and s.from_script(1):
+        if d.type == "cpu" and mode_on() and s.from_script(1):
             return cuda0
         return d
 
@@ -287,3 +293,16 @@ def virtual_gpu(script: str, arch: str | None = None) -> Iterator[_Session]:
 
 
 _MISSING = object()
+
+
+def lacking(session: _Session, last_printed: str = "") -> str:
+    """One line for a script that launched nothing after asking the virtual GPU what it is: which
+    answer may have turned it away (the last thing it asked, with its line) and how to choose
+    another GPU."""
+    g = session.gpu
+    others = [a for a in VIRTUAL_GPUS if a != g.arch]
+    newer = [a for a in others if VIRTUAL_GPUS[a].cc > g.cc]
+    hint = f"{ENV_VAR}={(newer or others)[0]}" if others else ""
+    said = f"; it printed: {last_printed.strip()[:160]}" if last_printed.strip() else ""
+    return (f"it launched no Triton kernel after asking {session.asked[-1]} — the virtual GPU is {g.arch} "
+            f"({g.name}); to open it as on another GPU set {hint} (one of {', '.join(VIRTUAL_GPUS)}){said}")

@@ -27,10 +27,17 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+class _ServedOnCpu(torch.overrides.TorchFunctionMode):
+    """What cuda_on_cpu puts around a script: the virtual GPU answers only under such a mode."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
 def _run(tmp_path, arch=None) -> dict:
     path = tmp_path / "checks.py"
     path.write_text(SCRIPT)
-    with virtual_gpu(str(path), arch) as session:
+    with virtual_gpu(str(path), arch) as session, _ServedOnCpu():
         answers = runpy.run_path(str(path))["ANSWERS"]
         outside = torch.zeros(2)  # this test's own code is no part of the script
         answers["outside_is_cuda"], answers["outside_device"] = outside.is_cuda, str(outside.device)
