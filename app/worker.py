@@ -43,6 +43,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from kernels.data.backends import GPU, INTERPRETER
+
 from .protocol import MAX_FRAME, PayloadError, ProtocolError, Reply, Request, encode, read_frame
 
 __all__ = ["EXIT_GRACE_S", "EXIT_RESTART", "PROGRESS_HZ", "Server", "main", "poisons_cuda"]
@@ -389,7 +391,7 @@ def _run(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
     # a repeated run (same shapes, dtype and seed) reuses inputs, references, torch's timing and
     # compile facts; the error map comes back reduced to what a screen shows (kernels.run.check). A
     # compile ahead of this very config in flight is waited for, not done a second time
-    if srv.precompiler_started is not None and req.payload.backend != "interpreter":
+    if srv.precompiler_started is not None and req.payload.backend != INTERPRETER:
         srv.precompiler_started.wait_for(req.payload, cancel)
     return srv.engine.run(req.payload, progress=progress, cancel=cancel, _cache=srv.live_cache)
 
@@ -538,7 +540,7 @@ def _apart_from_compiles(srv: Server, req: Request) -> Any:
     import contextlib
 
     pre = srv.precompiler_started
-    gpu = req.kind in ("run", "sweep") and getattr(req.payload, "backend", None) == "gpu"
+    gpu = req.kind in ("run", "sweep") and getattr(req.payload, "backend", None) == GPU
     return contextlib.nullcontext() if pre is None or gpu or req.kind in _BESIDE_COMPILES else pre.exclusive()
 
 

@@ -20,6 +20,8 @@ import json
 import sys
 from typing import Any
 
+from kernels.data.backends import GPU
+
 from .common import EXIT_FAILED, EXIT_OK, CliError, check_writable, error_exit, stderr_progress
 from .options import add_value_args, collect_values, get_spec
 from .output import to_jsonable
@@ -94,7 +96,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     from kernels.trace import TraceRequest
 
     _check_args(args)
-    if args.timeline and args.backend != "gpu":
+    if args.timeline and args.backend != GPU:
         raise CliError("--timeline needs --backend gpu (the interpreter has no SMs or clocks to read)")
     spec = get_spec(args)
     values = collect_values(args, spec)
@@ -108,7 +110,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     res = compute("trace", req, args, progress=progress) if uses_worker(args) else serve_trace(req, progress=progress)
     if res.error is not None:
         return error_exit(res.error, args.verbose)
-    if args.backend == "gpu":
+    if args.backend == GPU:
         return _report_gpu(args, res)
     return _report(args, res.trace)
 

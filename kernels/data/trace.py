@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .backends import INTERPRETER
 from .grid import program_xyz
 
 __all__ = ["OP_LOAD", "OP_STORE", "OP_ATOMIC", "OP_NAMES", "TensorInfo", "AccessTable", "OOBRecord",
@@ -277,7 +278,7 @@ class TraceRequest:
     #: "interpreter": replay on the CPU; "gpu": the instrumented build records every program's
     #: maps on the GPU (``kernels.gpu_trace``; ``window`` then picks the programs whose per-access
     #: events the interpreter adds). ``kernels.gpu_trace.serve_trace`` routes on it.
-    backend: str = "interpreter"
+    backend: str = INTERPRETER
     timeline: bool = False  # gpu: also the schedule (SM, start, end per program) of a light build
     maps: bool = True  # gpu: False with ``timeline``: the schedule only (no maps)
     compare: bool = False  # gpu: run the launch under the interpreter too and compare the outputs

@@ -12,6 +12,7 @@ from typing import Any
 import torch
 import triton
 
+from ..data.backends import GPU, INTERPRETER
 from ..run import backends
 from ..run.memory import AllocationGuard, InputPlan, check_trace_size, plan_inputs
 from ..sources.lookup import get_spec, infos, load_catalog
@@ -43,7 +44,7 @@ def describe_backends() -> dict[str, Any]:
         "gpu_available": ok,
         "gpu_reason": why,
         "device_name": torch.cuda.get_device_name() if ok else None,
-        "default": "gpu" if ok else "interpreter",
+        "default": GPU if ok else INTERPRETER,
         "triton_version": triton.__version__,
         "torch_version": torch.__version__,
         "interpreter_bf16_ok": probe.ok,

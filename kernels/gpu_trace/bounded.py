@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data.backends import INTERPRETER
 from ..data.errors import Cancelled
 from ..data.results import Progress
 from ..data.trace import SEVERAL, Window
@@ -123,7 +124,7 @@ def run_window(spec: Any, values: Mapping[str, Any], seed: int = 0, *, window: W
     from ..run.prepare import prepare
 
     win = Window.parse(window) if isinstance(window, str) else window
-    be = resolve("interpreter")
+    be = resolve(INTERPRETER)
     q = prepare(spec, dict(values), be, seed)
 
     def report(done: int, total: int) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data.backends import GPU, INTERPRETER, NAMES
 from ..data.errors import BackendUnavailable, Cancelled, to_error_info
 from ..data.gpu_trace import GpuTraceResult
 from ..data.results import ErrorInfo, Progress
@@ -29,9 +30,6 @@ from .compare import BackendComparison, OutputDiff, writer_of
 from .service import ProgressFn, gpu_trace, gpu_trace_spec, require_cuda
 
 __all__ = ["compare_backends", "serve_trace"]
-
-BACKENDS = ("interpreter", "gpu")
-
 
 def _refused(request: TraceRequest, message: str) -> TraceResult:
     return TraceResult(request=request, error=ErrorInfo(kind="validation", message=message, field="backend"))
@@ -43,10 +41,10 @@ def serve_trace(request: TraceRequest, progress: ProgressFn | None = None, cance
     request's instrumented build under the interpreter instead (the CPU tests' way to run the very
     code the GPU runs; no schedule there). ``on_kept``: a GPU trace's shadow buffers are kept on
     the device and handed to it (``service.gpu_trace``)."""
-    backend = getattr(request, "backend", "interpreter")
-    if backend not in BACKENDS:
-        return _refused(request, f"unknown trace backend {backend!r} (choose interpreter or gpu)")
-    if backend == "interpreter":
+    backend = getattr(request, "backend", INTERPRETER)
+    if backend not in NAMES:
+        return _refused(request, f"unknown trace backend {backend!r} (choose {' or '.join(NAMES)})")
+    if backend == INTERPRETER:
         if request.timeline or not request.maps:
             return _refused(request, "the timeline needs the GPU backend: the interpreter has no SMs or clocks to read")
         if request.compare:
@@ -95,7 +93,7 @@ def _on_device(spec: Any, request: TraceRequest, device: str) -> tuple[dict[str,
     from ..run.prepare import prepare
 
     on_gpu = device != "cpu"
-    gpu_be = resolve("gpu" if on_gpu else "interpreter")
+    gpu_be = resolve(GPU if on_gpu else INTERPRETER)
     p = prepare(spec, dict(request.values), gpu_be, request.seed)
     with gpu_be.activate(spec.kernels) as K:
         p.launch(K)

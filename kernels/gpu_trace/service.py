@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data.backends import GPU
 from ..data.coarse import CoarseTrace
 from ..data.errors import BackendUnavailable, ResourceError, to_error_info
 from ..data.gpu_trace import MAX_MAP_ELEMENTS, GpuTraceInfo, GpuTraceResult, Timeline
@@ -36,7 +37,7 @@ from ..data.results import ErrorInfo, Progress
 from ..data.trace import AccessTable, TensorInfo, TensorMaps, Trace, TraceRequest, Window
 from ..interp import Interpreter, TensorArg, bind, constexpr_names, grid3, plain
 from ..interp.args import tensor_arg
-from ..run.backends import Backend, gpu_status
+from ..run.backends import gpu_status, interpreter_backend
 from ..run.prepare import prepare
 from ..sources.lookup import get_spec
 from ..specs.spec import jit_source
@@ -46,7 +47,7 @@ from .shadow import Recording
 
 __all__ = ["GpuTrace", "gpu_trace", "gpu_trace_launch", "gpu_trace_spec", "instrumented_launch", "require_cuda"]
 
-_CPU = Backend("interpreter", "cpu", "CPU (Triton interpreter)")
+_CPU = interpreter_backend()
 ProgressFn = Callable[[Progress], Any]
 
 
@@ -341,7 +342,7 @@ def _occupancy(ln: _Launched, on_gpu: bool) -> tuple[int, int]:
     from ..compile import facts as compiled
     from ..run.device import device_facts
 
-    facts, _ = compiled.compile_facts(ln.compiled, int(np.prod(ln.grid)), device_facts("gpu").limits,
+    facts, _ = compiled.compile_facts(ln.compiled, int(np.prod(ln.grid)), device_facts(GPU).limits,
                                       keep_asm=False)
     return int(facts.n_sms or 132), max(1, int(facts.programs_per_sm or 1))
 
@@ -456,7 +457,7 @@ def gpu_trace_spec(spec: Any, values: dict[str, Any] | None = None, *, seed: int
     from ..run.backends import resolve
 
     warming = start_triton_warmup() if on_gpu else None  # beside the inputs
-    p = prepare(spec, dict(values or {}), resolve("gpu") if on_gpu else _CPU, seed)
+    p = prepare(spec, dict(values or {}), resolve(GPU) if on_gpu else _CPU, seed)
     if warming is not None:
         warming.join()
     shown = {k: v for k, v in p.cfg.items() if not str(k).startswith("_")}

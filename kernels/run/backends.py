@@ -18,6 +18,7 @@ from typing import Any
 import triton
 import triton.language as tl
 
+from ..data.backends import AUTO, CHOICES, GPU, INTERPRETER, backend
 from ..data.errors import BackendUnavailable, InterpreterFault
 from ..interp import AccessGuard, Interpreter, LaunchInfo, Observer, ProgramProgress, interpreted
 
@@ -29,11 +30,14 @@ __all__ = [
     "check_dtype",
     "gpu_status",
     "interpreted",
+    "interpreter_backend",
     "resolve",
     "with_options",
 ]
 
 INTERPRETER_NOTE = "num_warps and num_stages have no effect under the interpreter"
+#: the interpreter's device name, shown where a GPU shows its own
+CPU_DEVICE_NAME = "CPU (Triton interpreter)"
 
 
 def gpu_status() -> tuple[bool, str]:
@@ -79,7 +83,7 @@ class _GridSpy:
 
 @dataclass
 class Backend:
-    """One way of running kernels. ``name`` is "gpu" or "interpreter"; ``device`` a torch device."""
+    """One way of running kernels. ``name`` is a row of ``kernels.data.backends``; ``device`` a torch device."""
 
     name: str
     device: str
@@ -92,7 +96,7 @@ class Backend:
 
     @property
     def is_interpreter(self) -> bool:
-        return self.name == "interpreter"
+        return self.name == INTERPRETER
 
     @contextmanager
     def activate(self, kernels: Iterable[Any] = (), progress: Callable[[int, int], None] | None = None,
@@ -150,18 +154,23 @@ def with_options(K: Callable[[Any], Any], options: Mapping[str, Any]) -> Callabl
     return lambda fn: _WithOptions(K(fn), options)
 
 
+def interpreter_backend(notes: Iterable[str] = ()) -> Backend:
+    """The interpreter on the CPU (needs no GPU, so it cannot be unavailable)."""
+    return Backend(INTERPRETER, backend(INTERPRETER).torch_device, CPU_DEVICE_NAME, notes=list(notes))
+
+
 def resolve(requested: str) -> Backend:
-    """The backend for ``requested`` ("gpu", "interpreter", "auto"); raises BackendUnavailable."""
-    if requested not in ("gpu", "interpreter", "auto"):
-        raise BackendUnavailable(f"unknown backend {requested!r} (choose gpu, interpreter or auto)")
+    """The backend for ``requested`` (a backend's name or ``AUTO``); raises BackendUnavailable."""
+    if requested not in CHOICES:
+        raise BackendUnavailable(f"unknown backend {requested!r} (choose {', '.join(CHOICES[1:])} or {AUTO})")
     ok, why = gpu_status()
-    if requested == "gpu" and not ok:
-        raise BackendUnavailable(f"no CUDA device: {why}; use --backend interpreter")
-    if requested == "gpu" or (requested == "auto" and ok):
+    if requested == GPU and not ok:
+        raise BackendUnavailable(f"no CUDA device: {why}; use --backend {INTERPRETER}")
+    if requested == GPU or (requested == AUTO and ok):
         import torch
 
-        return Backend("gpu", "cuda", torch.cuda.get_device_name())
-    return Backend("interpreter", "cpu", "CPU (Triton interpreter)", notes=[INTERPRETER_NOTE])
+        return Backend(GPU, backend(GPU).torch_device, torch.cuda.get_device_name())
+    return interpreter_backend(notes=[INTERPRETER_NOTE])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -199,7 +208,7 @@ def bf16_probe() -> Bf16Probe:
     out = torch.full_like(x, float("nan"))
     expected = x * 2
     try:
-        with Backend("interpreter", "cpu", "").activate([_times_two]) as K:
+        with interpreter_backend().activate([_times_two]) as K:
             K(_times_two)[(1,)](x, out, N=8)
     except Exception as e:  # noqa: BLE001 - any failure is the probe's answer
         cause = e.__cause__ or e

@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..data.backends import GPU, INTERPRETER
+
 __all__ = [
     "CPU_NAME",
     "DeviceFacts",
@@ -116,7 +118,7 @@ def reference_gpu(major: int, minor: int) -> tuple[str, int] | None:
 @dataclass
 class DeviceFacts:
     name: str
-    backend: str  # "gpu" | "interpreter"
+    backend: str  # a name in kernels.data.backends
     capability: tuple[int, int] | None = None
     total_memory: int | None = None  # bytes
     limits: DeviceLimits | None = None
@@ -133,10 +135,10 @@ class DeviceFacts:
 _FACTS: dict[int, DeviceFacts] = {}
 
 
-def device_facts(backend: str = "gpu", index: int | None = None) -> DeviceFacts:
-    """Facts about the current CUDA device (``backend="gpu"``) or the CPU interpreter."""
-    if backend != "gpu":
-        return DeviceFacts(name=CPU_NAME, backend="interpreter", source="no GPU: the Triton interpreter")
+def device_facts(backend: str = GPU, index: int | None = None) -> DeviceFacts:
+    """Facts about the current CUDA device (``backend=GPU``) or the CPU interpreter."""
+    if backend != GPU:
+        return DeviceFacts(name=CPU_NAME, backend=INTERPRETER, source="no GPU: the Triton interpreter")
     import torch
 
     idx = torch.cuda.current_device() if index is None else index
@@ -173,7 +175,7 @@ def device_facts(backend: str = "gpu", index: int | None = None) -> DeviceFacts:
     except Exception:  # noqa: BLE001 - optional detail
         pass
     limits = DeviceLimits(**{**asdict(base), **over})
-    facts = DeviceFacts(name=p.name, backend="gpu", capability=(p.major, p.minor),
+    facts = DeviceFacts(name=p.name, backend=GPU, capability=(p.major, p.minor),
                         total_memory=int(p.total_memory), limits=limits, source=source, **clocks)
     _FACTS[idx] = facts
     return facts

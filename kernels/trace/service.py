@@ -10,7 +10,7 @@ from ..data.errors import to_error_info
 from ..data.params import ValidationError
 from ..data.results import ErrorInfo, Progress
 from ..data.trace import Trace, TraceRequest, TraceResult, Window
-from ..run.backends import Backend
+from ..run.backends import interpreter_backend
 from ..run.memory import check_trace_size
 from ..run.prepare import prepare
 from ..sources.lookup import get_spec
@@ -18,7 +18,7 @@ from .recorder import CancelFn, ProgressFn, trace_launch
 
 __all__ = ["trace", "trace_spec", "for_window"]
 
-_CPU = Backend("interpreter", "cpu", "CPU (Triton interpreter)")
+_CPU = interpreter_backend()
 
 
 def trace_spec(spec: Any, values: dict[str, Any] | None = None, seed: int = 0,
