@@ -8,12 +8,17 @@ import os
 import sys
 from collections.abc import Sequence
 
-from PySide6.QtWidgets import QApplication
+from .qt_system_libs import exit_if_missing
 
-from views.i18n import install_translator
+# before Qt is imported: without an X11 library its xcb plugin aborts naming one at a time
+exit_if_missing()
 
-from .main_window import MainWindow
-from .settings import Settings
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from views.i18n import install_translator  # noqa: E402
+
+from .main_window import MainWindow  # noqa: E402
+from .settings import Settings  # noqa: E402
 
 __all__ = ["main"]
 

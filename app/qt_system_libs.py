@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 
-__all__ = ["XCB_LIBRARIES", "missing_packages", "needs_xcb", "startup_message"]
+__all__ = ["XCB_LIBRARIES", "exit_if_missing", "missing_packages", "needs_xcb", "startup_message"]
 
 #: soname -> Debian/Ubuntu package that provides it (the names are the same on Ubuntu 22.04/24.04,
 #: but for glib, which 24.04 calls libglib2.0-0t64)
@@ -90,3 +90,14 @@ def startup_message(missing: list[str]) -> str:
             "    sudo apt-get install -y " + " ".join(missing) + "\n"
             "(Ubuntu 24.04 names libglib2.0-0 libglib2.0-0t64.) Without a display, the command line works "
             "as it is: tilescope list, run, trace …; QT_QPA_PLATFORM=offscreen opens the window off screen.")
+
+
+def exit_if_missing() -> None:
+    """Where the window would use xcb and a library it needs is missing: print
+    ``startup_message`` and exit with status 1 (before Qt is imported, which aborts instead)."""
+    if not needs_xcb():
+        return
+    missing = missing_packages()
+    if missing:
+        print(startup_message(missing), file=sys.stderr)
+        raise SystemExit(1)

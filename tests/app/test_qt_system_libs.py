@@ -59,3 +59,40 @@ def test_the_table_covers_what_the_xcb_plugin_links_to():
     xcb_related = {n for n in needed - basic if re.match(r"lib(xcb|X11|xkb|GL|EGL|fontconfig|freetype|dbus|glib)", n)}
     assert xcb_related, needed
     assert xcb_related <= set(XCB_LIBRARIES), sorted(xcb_related - set(XCB_LIBRARIES))
+
+
+def test_the_window_exits_with_the_message_before_qt_aborts(monkeypatch, capsys):
+    # breaks if the check did not stop the start (Qt would abort with its one-library message)
+    from app import qt_system_libs as q
+
+    monkeypatch.setenv("QT_QPA_PLATFORM", "xcb")
+    monkeypatch.setattr(q, "missing_packages", lambda: ["libxcb-icccm4"])
+    with pytest.raises(SystemExit) as e:
+        q.exit_if_missing()
+    assert e.value.code == 1
+    assert "sudo apt-get install -y libxcb-icccm4" in capsys.readouterr().err
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    q.exit_if_missing()  # offscreen: no check, no exit
+
+
+@pytest.mark.skipif(not missing_packages(), reason="this machine has every library the xcb plugin needs")
+def test_tilescope_on_this_machine_names_what_is_missing(tmp_path):
+    # breaks if `tilescope` on a machine without the libraries showed Qt's abort instead of one
+    # message naming every package (this machine lacks some: the real path is exercised)
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    env.update(HOME=str(tmp_path), DISPLAY=":97")
+    out = subprocess.run([sys.executable, "-m", "app.gui"], cwd=Path(__file__).resolve().parents[2], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1, out
+    assert "sudo apt-get install -y " + " ".join(missing_packages()) in out.stderr
+    assert "Could not load the Qt platform plugin" not in out.stderr
+
+
+def test_the_readme_first_command_installs_every_package():
+    # breaks if the README's first command forgot a package the start-up check would ask for
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    first = readme.split("```bash", 1)[1].split("```", 1)[0]
+    apt = next(ln for ln in first.splitlines() if "apt-get install" in ln).split()
+    assert set(XCB_LIBRARIES.values()) <= set(apt), sorted(set(XCB_LIBRARIES.values()) - set(apt))
