@@ -2896,6 +2896,10 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
 <context>
     <name>ThreadsView</name>
     <message>
+        <source>The layouts could not be read: {why}</source>
+        <translation>无法读取布局：{why}</translation>
+    </message>
+    <message>
         <source>No layout yet: choose a kernel. Changing num_warps, a block size or the dtype redraws it.</source>
         <translation>还没有布局：请选择一个内核。更改 num_warps、块大小或 dtype 会重新绘制。</translation>
     </message>
@@ -2942,6 +2946,22 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
     <message>
         <source>Access:</source>
         <translation>访问：</translation>
+    </message>
+    <message>
+        <source>Program:</source>
+        <translation>程序：</translation>
+    </message>
+    <message>
+        <source>The program whose addresses give the sectors per instruction</source>
+        <translation>用其地址计算每条指令扇区数的程序</translation>
+    </message>
+    <message>
+        <source>Target:</source>
+        <translation>目标：</translation>
+    </message>
+    <message>
+        <source>The GPU architecture the kernel is compiled for (on this machine, no GPU needed): its layouts can differ</source>
+        <translation>为之编译内核的 GPU 架构（在本机编译，无需 GPU）：不同架构的布局可能不同</translation>
     </message>
     <message>
         <source>Whole tile</source>

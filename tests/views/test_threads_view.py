@@ -137,3 +137,17 @@ def test_a_shared_operand_is_drawn_by_the_bank_of_each_elements_offset(qtbot, on
         want = tuple(int(v) for v in cell_rgba(np.array([[bank // 4]]), np.array([[bank]]))[0, 0, :3])
         assert _close(_pixel(view, rr, cc), want), flat
     assert "banks 0–3 (32)" in view.legend.text()  # 256 elements, 32 per 16-byte group of banks
+
+
+def test_the_program_box_ranges_over_the_launch_and_asks_for_another_program(qtbot, on_screen):
+    view = on_screen(ThreadsView(), W, H)
+    res = _result(blocked_map((1024,), [4], [32], [4], [0]), num_warps=4)
+    res.grid, res.n_programs = (6, 1, 1), 1
+    view.set_result(res)
+    assert view.program.maximum() == 5
+    with qtbot.waitSignal(view.programChanged) as sig:
+        view.program.setValue(3)
+    assert sig.args == [3]
+    failed = LayoutResult("t", "sm_90", 0, [], error=type("E", (), {"message": "CompileError: boom"})())
+    view.set_result(failed)
+    assert "could not be read: CompileError: boom" in view.header.text() and view.tile is None

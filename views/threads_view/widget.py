@@ -11,7 +11,7 @@ source line); ``accessChanged(i)`` when the user picks another.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
 from kernels.data.layout import AccessLayout, LayoutResult
 
@@ -34,6 +34,8 @@ __all__ = ["ThreadsView"]
 class ThreadsView(QWidget):
     accessChanged = Signal(int)  # the user picked access i of the result (its ``index`` order)
     elementHovered = Signal(int)  # flat element index under the pointer (-1: none)
+    programChanged = Signal(int)  # the program whose addresses the coalescing numbers are of
+    targetChanged = Signal(str)  # the GPU architecture to compile for ("sm_90")
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -48,6 +50,18 @@ class ThreadsView(QWidget):
         self.fit = QPushButton()
         self.fit.clicked.connect(lambda: self.canvas.show_all())
         self.access_label = QLabel()
+        self.program_label, self.target_label = QLabel(), QLabel()
+        self.program = QSpinBox()
+        self.program.setObjectName("threads_program")
+        self.program.setRange(0, 0)
+        self.program.valueChanged.connect(self.programChanged)
+        self.target = QComboBox()
+        self.target.setObjectName("threads_target")
+        self.set_targets(["sm_90"])
+        self.target.currentTextChanged.connect(lambda t: self.targetChanged.emit(t) if t else None)
+        self.status = QLabel()
+        self.status.setObjectName("threads_status")
+        self.status.setStyleSheet("color: #555;")
         self.header = QLabel()
         self.header.setWordWrap(True)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -66,17 +80,42 @@ class ThreadsView(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.access_label)
         top.addWidget(self.picker, 1)
+        top.addWidget(self.program_label)
+        top.addWidget(self.program)
+        top.addWidget(self.target_label)
+        top.addWidget(self.target)
         top.addWidget(self.fit)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.setSpacing(3)
         lay.addLayout(top)
-        for w in (self.header, self.vector, self.coalescing, self.legend):
+        for w in (self.status, self.header, self.vector, self.coalescing, self.legend):
             lay.addWidget(w)
+        self.status.hide()
         lay.addWidget(self.canvas, 1)
         lay.addWidget(self.hover)
         self._retranslate()
         self._show(None, keep_view=False)
+
+    # -- the request's choices ---------------------------------------------------------------------------
+    def set_targets(self, targets: list[str], current: str = "sm_90") -> None:
+        """The architectures the target box offers (the window's: those this machine can compile for)."""
+        self.target.blockSignals(True)
+        self.target.clear()
+        self.target.addItems(list(targets))
+        self.target.setCurrentText(current if current in targets else (targets[0] if targets else ""))
+        self.target.blockSignals(False)
+
+    def set_programs(self, n_programs: int) -> None:
+        """The launch has ``n_programs`` programs: the program box ranges over them (unknown: 0)."""
+        self.program.blockSignals(True)
+        self.program.setRange(0, max(0, n_programs - 1))
+        self.program.blockSignals(False)
+
+    def set_busy(self, text: str) -> None:
+        """A line above the picture while the layouts are read ("" hides it); the picture stays."""
+        self.status.setText(text)
+        self.status.setVisible(bool(text))
 
     # -- data ---------------------------------------------------------------------------------------
     def set_result(self, result: LayoutResult | None, current: int | None = None) -> None:
@@ -86,6 +125,9 @@ class ThreadsView(QWidget):
         before = self._layout
         self.result = result
         accesses = result.accesses if result is not None else []
+        if result is not None and result.n_programs and result.grid:
+            g = result.grid
+            self.set_programs(int(g[0]) * int(g[1]) * int(g[2]))
         if current is None:
             current = 0
             if before is not None:
@@ -129,6 +171,11 @@ class ThreadsView(QWidget):
         for w in (self.header, self.vector, self.coalescing, self.legend, self.hover):
             w.setText("")
         if a is None:
+            err = getattr(self.result, "error", None)
+            if err is not None:
+                self.header.setText(self.tr("The layouts could not be read: {why}").format(
+                    why=getattr(err, "message", str(err))))
+                return
             self.header.setText(self.tr("No layout yet: choose a kernel. Changing num_warps, a block size or the "
                                         "dtype redraws it."))
             return
@@ -192,6 +239,11 @@ class ThreadsView(QWidget):
     # -- language -----------------------------------------------------------------------------------
     def _retranslate(self) -> None:
         self.access_label.setText(self.tr("Access:"))
+        self.program_label.setText(self.tr("Program:"))
+        self.program.setToolTip(self.tr("The program whose addresses give the sectors per instruction"))
+        self.target_label.setText(self.tr("Target:"))
+        self.target.setToolTip(self.tr("The GPU architecture the kernel is compiled for (on this machine, no GPU "
+                                       "needed): its layouts can differ"))
         self.fit.setText(self.tr("Whole tile"))
         self.fit.setToolTip(self.tr("Zoom out to the whole tile (wheel zooms, drag pans)"))
 
