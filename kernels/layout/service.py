@@ -128,10 +128,10 @@ def layout_spec(spec: Any, values: dict[str, Any] | None = None, target: str = "
     facts, notes = compile_for_target(spec, dict(values or {}), target, keep_asm=True)
 
     def run(K: Any) -> None:
-        from ..run.backends import Backend
+        from ..run.backends import interpreter_backend
         from ..run.prepare import prepare
 
-        prepare(spec, dict(values or {}), Backend("interpreter", "cpu", "CPU (Triton interpreter)"), seed).launch(K)
+        prepare(spec, dict(values or {}), interpreter_backend(), seed).launch(K)
 
     return _analyze(spec.name, target, facts.asm, notes, run if coalescing else None, tuple(spec.kernels), programs)
 
