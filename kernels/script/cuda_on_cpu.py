@@ -82,7 +82,9 @@ class _StandInDriver:
         self.utils = _Utils(gpu)
 
     def get_active_torch_device(self) -> torch.device:
-        return torch.device("cpu")
+        # with the virtual GPU, what the script's tensors say they are on (``x.device == DEVICE``
+        # holds); ``device=DEVICE`` is served on the CPU all the same
+        return torch.device("cuda", 0) if self.gpu is not None else torch.device("cpu")
 
     def get_current_device(self) -> int:
         return 0

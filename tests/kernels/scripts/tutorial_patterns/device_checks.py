@@ -20,7 +20,7 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
 
 def add(x: torch.Tensor, y: torch.Tensor):
     assert x.is_cuda and y.is_cuda
-    assert x.device.type == "cuda" and x.device == y.device
+    assert x.device.type == "cuda" and x.device == y.device == DEVICE
     out = torch.empty_like(x)
     n = out.numel()
     add_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK_SIZE"]),)](x, y, out, n, BLOCK_SIZE=256)
