@@ -159,7 +159,23 @@ def _case(win: Any, name: str, kernel: str, values: dict[str, Any], args: argpar
               f"max/min {out[mode]['median_max_over_min']}  ratio {min(r for r in ratios if r):.3f}–"
               f"{max(r for r in ratios if r):.3f} (max/min {out[mode]['ratio_max_over_min']})  "
               f"click→point max {out[mode]['point_s_max']} s", flush=True)
+    out["tooltip_last"] = _tooltip(win)
+    if args.shots and name in args.shot_cases.split(","):
+        slug = "".join(ch if ch.isalnum() else "_" for ch in name).strip("_")
+        path = Path(args.shots) / f"repeat_{slug}.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        win.throughput.flush()
+        win.throughput.grab().save(str(path))
+        out["shot"] = str(path)
     return out
+
+
+def _tooltip(win: Any) -> str:
+    n = len(win.throughput.results())
+    try:
+        return win.throughput.tooltip_for(n - 1) if n else ""
+    except Exception as e:  # noqa: BLE001 - an older window without the same tooltip
+        return f"(no tooltip: {e})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pause", type=float, default=2.0)
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--out")
+    ap.add_argument("--shots", help="grab the throughput plot after the cases named in --shot-cases into this folder")
+    ap.add_argument("--shot-cases", default="matmul 4096³ fp16,vector add 2^16")
     args = ap.parse_args(argv)
     root = str(Path(args.root).resolve())
     sys.path.insert(0, root)

@@ -50,6 +50,8 @@ FLAG_OUTLIER = 1
 FLAG_THROTTLED = 2
 #: earlier runs of a configuration needed before a point can be called an outlier
 _OUTLIER_MIN_RUNS = 2
+#: ... each timed with at least this many reps (its p20–p80 is a spread)
+_OUTLIER_MIN_REPS = 5
 
 
 def format_values(values: dict[str, Any]) -> str:
@@ -384,8 +386,10 @@ class ThroughputView(QWidget):
         c = getattr(result, "clocks", None)
         if mode == "gpu" and c is not None and getattr(c, "throttled", False):
             flag |= FLAG_THROTTLED
-        earlier = self._same_config_runs(result)
-        if len(earlier) >= _OUTLIER_MIN_RUNS and result.timing is not None:
+        # a spread needs reps: an interpreter run is one launch (p20 = p80), never an outlier
+        earlier = [i for i in self._same_config_runs(result) if self._results[i].timing.n_reps >= _OUTLIER_MIN_REPS]
+        if (len(earlier) >= _OUTLIER_MIN_RUNS and result.timing is not None
+                and result.timing.n_reps >= _OUTLIER_MIN_REPS):
             lo = min(self._results[i].timing.p20_ms for i in earlier)
             hi = max(self._results[i].timing.p80_ms for i in earlier)
             if not lo <= result.timing.median_ms <= hi:
