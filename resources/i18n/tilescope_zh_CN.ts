@@ -2030,6 +2030,14 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <source>Full resolution: {why}</source>
         <translation>全分辨率：{why}</translation>
     </message>
+    <message>
+        <source>Threads</source>
+        <translation>线程</translation>
+    </message>
+    <message>
+        <source>Compiling for {target} and reading the layouts…</source>
+        <translation>正在为 {target} 编译并读取布局…</translation>
+    </message>
 </context>
 <context>
     <name>MessageBanner</name>
