@@ -3017,8 +3017,16 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>{bits} 位向量：每个线程 {n} × {dtype}</translation>
     </message>
     <message>
-        <source>sectors/request {per:.1f} (ideal {ideal:.1f}) · {req} requests, {sec} sectors over {p} programs · {waste} bytes wasted ({eff:.0%} of the bytes moved were used)</source>
-        <translation>每请求扇区数 {per:.1f}（理想 {ideal:.1f}）· {p} 个程序共 {req} 个请求、{sec} 个扇区 · 浪费 {waste} 字节（搬运的字节中 {eff:.0%} 被使用）</translation>
+        <source>in program {p}</source>
+        <translation>（程序 {p}）</translation>
+    </message>
+    <message>
+        <source>over {n} programs</source>
+        <translation>（共 {n} 个程序）</translation>
+    </message>
+    <message>
+        <source>sectors/request {per:.1f} (ideal {ideal:.1f}) · {req} requests, {sec} sectors {where} · {waste} bytes wasted ({eff:.0%} of the bytes moved were used)</source>
+        <translation>每请求扇区数 {per:.1f}（理想 {ideal:.1f}）· {req} 个请求、{sec} 个扇区{where} · 浪费 {waste} 字节（搬运的字节中 {eff:.0%} 被使用）</translation>
     </message>
     <message>
         <source>{what} · line {line}</source>

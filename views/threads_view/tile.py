@@ -221,9 +221,11 @@ def vector_text(a: AccessLayout) -> str:
 def coalescing_text(c: Coalescing) -> str:
     """Sectors per request, ideal against actual, and the bytes fetched but not used."""
     ideal = c.ideal_sectors / c.requests if c.requests else 0.0
+    where = (translate("ThreadsView", "in program {p}").format(p=c.sample_program) if c.n_programs == 1 else
+             translate("ThreadsView", "over {n} programs").format(n=c.n_programs))
     return translate("ThreadsView", "sectors/request {per:.1f} (ideal {ideal:.1f}) · {req} requests, {sec} sectors "
-                           "over {p} programs · {waste} bytes wasted ({eff:.0%} of the bytes moved were used)").format(
-        per=c.sectors_per_request, ideal=ideal, req=c.requests, sec=c.sectors, p=c.n_programs,
+                                    "{where} · {waste} bytes wasted ({eff:.0%} of the bytes moved were used)").format(
+        per=c.sectors_per_request, ideal=ideal, req=c.requests, sec=c.sectors, where=where,
         waste=c.wasted_bytes, eff=(c.bytes_used / (c.sectors * SECTOR_BYTES)) if c.sectors else 1.0)
 
 
