@@ -18,12 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from kernels.data.backends import is_interpreter
 from kernels.data.grid import grid_of, n_programs
 from kernels.data.params import Param, ValidationError, parse_value, validate
 from kernels.data.results import KernelInfo, RunRequest, RunResult, SweepPoint, SweepRequest
 from kernels.data.trace import NO_PROGRAM, SEVERAL, Trace, TraceRequest
 from kernels.tune.space import build_space
-from views.i18n import translate
+from views.words import translate
 
 __all__ = [
     "Session",
@@ -273,7 +274,7 @@ def history_row_from_record(rec: dict[str, Any], metric_unit: str | None = None)
     m = rec.get("metrics") or {}
     c = rec.get("check")
     e = rec.get("error")
-    interp = rec.get("backend") == "interpreter" or bool(m.get("is_interpreter"))
+    interp = is_interpreter(rec.get("backend")) or bool(m.get("is_interpreter"))
     unit = metric_unit or ("TFLOP/s" if m.get("tflops") is not None and m.get("gbps") is None else "GB/s")
     metric = None
     if interp:

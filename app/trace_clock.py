@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 
 from kernels.data.trace import Trace
-from views.i18n import translate
+from views.words import translate
 
 __all__ = ["TraceClock", "trace_status"]
 

@@ -37,6 +37,8 @@ from typing import Any
 
 from resources import RESOURCES_DIR
 
+from .words import QT_TRANSLATE_NOOP, translate
+
 __all__ = [
     "LANGUAGES",
     "QT_TRANSLATE_NOOP",
@@ -61,21 +63,6 @@ _PREFIX = "tilescope"
 
 _installed: list[Any] = []  # our QTranslators in the application (kept alive: Qt does not own them)
 _current = "en"
-
-
-def translate(context: str, text: str, disambiguation: str | None = None, n: int = -1) -> str:
-    """``QCoreApplication.translate`` when Qt is loaded, else ``text`` unchanged: for modules
-    that must not import Qt. pyside6-lupdate finds calls written ``translate("Ctx", "text")``."""
-    qtcore = sys.modules.get("PySide6.QtCore")
-    if qtcore is None:
-        return text
-    return qtcore.QCoreApplication.translate(context, text, disambiguation, n)
-
-
-def QT_TRANSLATE_NOOP(context: str, text: str) -> str:  # noqa: N802 (the name pyside6-lupdate looks for)
-    """Mark ``text`` for translation where it is defined (a table of words) and return it as it
-    is: the code that shows it calls ``translate(context, text)``. Qt's own, without Qt."""
-    return text
 
 
 def normalize_language(lang: str | None) -> str:

@@ -13,16 +13,21 @@ compared (``kernels.gpu_trace.bounded``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu, QToolBar
+from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar
 
 from kernels.data.trace import Trace
-from views.i18n import translate
+from views.grid_view import GridView
+from views.words import translate
+
+from ..events import TraceAnswered, WindowEvents, WorkerShown
+from .widgets import MessageBanner
 
 __all__ = ["BackendCompare", "summary_text"]
 
@@ -31,20 +36,24 @@ MARK_COLOUR = "#d100d1"
 
 
 class BackendCompare(QObject):
-    """The compare action of a ``MainWindow`` and its marks on ``window.grid``."""
+    """The compare action, placed beside ``trace_action`` wherever that is (the Run menu, the
+    toolbar), and its marks on ``grid``'s program grid. ``start()`` sends the comparison (the
+    controller's ``compare_backends``); the action follows ``run_action`` and the worker's GPU."""
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
-        self.window = window
-        self.action = QAction(self.tr("Interpreter vs GPU"), window)
+    def __init__(self, host: QMainWindow, trace_action: QAction, run_action: QAction, grid: GridView,
+                 banner: MessageBanner, events: WindowEvents, start: Callable[[], int | None]) -> None:
+        super().__init__(host)
+        self._grid, self._banner, self._run_action, self._start = grid, banner, run_action, start
+        self._worker: WorkerShown | None = None  # what the worker said it can do (None: no hello yet)
+        self.action = QAction(translate("BackendCompare", "Interpreter vs GPU"), host)
         self.action.setObjectName("compare_backends")
         self.action.triggered.connect(self.start)
-        window.addAction(self.action)
-        for holder in window.trace_action.associatedObjects():  # the Run menu and the toolbar, beside Trace
+        host.addAction(self.action)
+        for holder in trace_action.associatedObjects():  # the Run menu and the toolbar, beside Trace
             if not isinstance(holder, (QMenu, QToolBar)):
                 continue
             actions = holder.actions()
-            at = actions.index(window.trace_action) + 1 if window.trace_action in actions else len(actions)
+            at = actions.index(trace_action) + 1 if trace_action in actions else len(actions)
             holder.insertAction(actions[at] if at < len(actions) else None, self.action)
         self.marked: np.ndarray = np.zeros(0, np.int32)  # the programs to mark on ``_trace``
         self._trace: Trace | None = None
@@ -54,24 +63,29 @@ class BackendCompare(QObject):
         self._redraw.setSingleShot(True)
         self._redraw.setInterval(0)
         self._redraw.timeout.connect(self._draw_marks)
-        window.controller.trace_hooks.append(self.on_trace_result)
-        window.grid.traceApplied.connect(self._on_trace_drawn)
-        # the action follows what Run may do (the controller's update_actions sets it) and the GPU
-        window.run_action.changed.connect(self.refresh)
+        events.subscribe(TraceAnswered, lambda e: self.on_trace_result(e.result))
+        events.subscribe(WorkerShown, self._on_worker)
+        grid.traceApplied.connect(self._on_trace_drawn)
+        # the action follows what Run may do (the actions part sets it) and the GPU
+        run_action.changed.connect(self.refresh)
+        self.refresh()
+
+    def _on_worker(self, e: WorkerShown) -> None:
+        self._worker = e
         self.refresh()
 
     # -- the action --------------------------------------------------------------------------------
     def tooltip(self) -> str:
         base = self.tr("Run the launch under the interpreter and on the GPU, compare the outputs and mark the "
                        "programs whose outputs differ")
-        s = self.window.session
-        if self.window.controller.ready and not s.gpu_available:
-            return base + " — " + self.tr("needs a CUDA GPU: {why}").format(why=s.gpu_reason or self.tr("no CUDA device"))
+        w = self._worker
+        if w is not None and not w.gpu_available:
+            return base + " — " + self.tr("needs a CUDA GPU: {why}").format(why=w.gpu_reason or self.tr("no CUDA device"))
         return base
 
     def refresh(self) -> None:
-        s = self.window.session
-        self.action.setEnabled(bool(self.window.run_action.isEnabled() and s.gpu_available))
+        gpu = self._worker is not None and self._worker.gpu_available
+        self.action.setEnabled(bool(self._run_action.isEnabled() and gpu))
         tip = self.tooltip()
         if self.action.toolTip() != tip:
             self.action.setToolTip(tip)
@@ -80,18 +94,18 @@ class BackendCompare(QObject):
     def start(self) -> int | None:
         if not self.action.isEnabled():
             return None
-        return self.window.controller.compare_backends()
+        return self._start()
 
     # -- the answer --------------------------------------------------------------------------------
     def on_trace_result(self, res: Any) -> None:
-        """Every trace answer (``Controller.trace_hooks``): a comparison's programs are marked once
+        """Every trace answer (``TraceAnswered``): a comparison's programs are marked once
         its trace is drawn; any other trace clears the marks."""
         outputs = getattr(res, "outputs", None)
         if outputs is None or getattr(res, "error", None) is not None or res.trace is None:
             self._set(None, np.zeros(0, np.int32))
             return
         self._set(res.trace, res.programs)
-        self.window.banner.show_message(self.summary(res), "warning" if res.n_differ else "info", topic="compare")
+        self._banner.show_message(self.summary(res), "warning" if res.n_differ else "info", topic="compare")
 
     def summary(self, res: Any) -> str:
         return summary_text(res)
@@ -99,7 +113,7 @@ class BackendCompare(QObject):
     def _set(self, trace: Trace | None, programs: np.ndarray) -> None:
         self._trace, self.marked = trace, np.asarray(programs, np.int32)
         if trace is None:
-            self.window.banner.clear("compare")
+            self._banner.clear("compare")
         self._draw_marks()
 
     def _on_trace_drawn(self, tr: Trace) -> None:
@@ -112,11 +126,11 @@ class BackendCompare(QObject):
     def _program_plot(self) -> Any:
         """The grid view's program-grid plot (its canvas's first plot: GridView has no public
         handle on it; the marks are an item of their own on it, drawn from ``program_layout``)."""
-        canvas = getattr(self.window.grid, "_canvas", None)
+        canvas = getattr(self._grid, "_canvas", None)
         return getattr(getattr(canvas, "prog", None), "plot", None), getattr(getattr(canvas, "prog", None), "image", None)
 
     def _draw_marks(self) -> None:
-        grid = self.window.grid
+        grid = self._grid
         plot, image = self._program_plot()
         if plot is None:
             return
@@ -137,12 +151,12 @@ class BackendCompare(QObject):
 
     def marked_on_screen(self) -> list[int]:
         """The programs whose cells carry a mark now (what a user sees marked)."""
-        if self._scatter is None or self.window.grid.trace() is None:
+        if self._scatter is None or self._grid.trace() is None:
             return []
         x, y = self._scatter.getData()
         if x is None or not len(x):
             return []
-        layout = self.window.grid.program_layout()
+        layout = self._grid.program_layout()
         return sorted(int(layout[int(r), int(c)]) for r, c in zip(np.floor(y), np.floor(x), strict=True))
 
 

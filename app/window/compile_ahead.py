@@ -7,30 +7,42 @@ single-shot timer of ``DEBOUNCE_MS``; when it fires the controller's worker gets
 rest, in a background thread of the worker, answering at once). Nothing is sent on the
 interpreter backend (nothing is compiled there), without a GPU, while the values are invalid,
 or for the config sent last. Its answers are nobody's business but the worker's
-(``Controller.VIEW_KINDS``).
+(``Controller.on_error`` drops them).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QTimer
 
-__all__ = ["DEBOUNCE_MS", "CompileAhead"]
+from kernels.data.backends import GPU
+from kernels.data.results import RunRequest
+
+__all__ = ["DEBOUNCE_MS", "CompileAhead", "CompileAheadPort"]
 
 #: how long the parameters must stay unchanged before their config is compiled ahead
 DEBOUNCE_MS = 300
 
 
-class CompileAhead(QObject):
-    """Sends ``precompile`` requests for ``controller`` (an ``app.controller.Controller``); follows
-    ``panel`` (a ``views.param_panel.ParamPanel``, or anything with ``valuesChanged`` and
-    ``backendChanged`` signals) when given."""
+class CompileAheadPort(Protocol):
+    """What compiling ahead needs (``app.controller.Controller`` gives it)."""
 
-    def __init__(self, controller: Any, panel: Any = None, parent: QObject | None = None,
+    def gpu_chosen(self) -> bool: ...  # the GPU backend is chosen and the worker has a GPU
+    def can_submit(self) -> bool: ...
+    def run_request(self, backend: str) -> RunRequest: ...  # what Run would send now on ``backend``
+    def precompile(self, req: RunRequest) -> int: ...
+
+
+class CompileAhead(QObject):
+    """Sends ``precompile`` requests through ``port``; follows ``panel`` (a
+    ``views.param_panel.ParamPanel``, or anything with ``valuesChanged`` and ``backendChanged``
+    signals) when given."""
+
+    def __init__(self, port: CompileAheadPort, panel: Any = None, parent: QObject | None = None,
                  debounce_ms: int = DEBOUNCE_MS) -> None:
         super().__init__(parent)
-        self.controller = controller
+        self.port = port
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(debounce_ms)
@@ -43,24 +55,19 @@ class CompileAhead(QObject):
 
     def edited(self, *_: Any) -> None:
         """A parameter or the backend changed: (re)start the wait, on the GPU backend only."""
-        if self._on_gpu():
+        if self.port.gpu_chosen():
             self.timer.start()
         else:
             self.timer.stop()
 
-    def _on_gpu(self) -> bool:
-        c = self.controller
-        return c.view.backend() == "gpu" and bool(c.session.gpu_available)
-
     def send(self) -> int | None:
         """Send the precompile of the config shown now; its generation, or None when nothing is sent."""
-        c = self.controller
-        if not (self._on_gpu() and c.can_submit()):
+        if not (self.port.gpu_chosen() and self.port.can_submit()):
             return None
-        req = c.session.run_request(c.view.param_values(), "gpu")
+        req = self.port.run_request(GPU)
         if req == self._last:
             return None
         self._last = req
-        gen = c.worker.submit("precompile", {"request": req, "target": None})
+        gen = self.port.precompile(req)
         self.sent.append(gen)
         return gen

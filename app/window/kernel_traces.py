@@ -3,20 +3,23 @@ instead of "No trace yet".
 
 The session holds the shown kernel's trace only (``Session.select`` drops it); this keeps the
 last trace drawn of each kernel (the most recent ``MAX_KERNELS`` kernels) and, when a kernel is
-shown anew (the controller's ``kernel_shown``), draws its trace again through the controller, so
-the grid, the caption (stale if the values differ), the source marks and the check link follow as
-after a Trace. A trace whose kernel source has changed since (a reloaded file) is not shown.
+shown anew (``KernelShown``), draws its trace again through ``show`` (the controller's
+``show_trace``), so the grid, the caption (stale if the values differ), the source marks and the
+check link follow as after a Trace. A trace whose kernel source has changed since (a reloaded
+file) is not shown.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
-from kernels.data.results import KernelInfo
 from kernels.data.trace import Trace
+from views.grid_view import GridView
 
-from .kernel_listener import KernelShownListener
+from ..events import KernelShown, WindowEvents
+from ..session import Session
 
 __all__ = ["MAX_KERNELS", "KernelTraces"]
 
@@ -24,18 +27,18 @@ __all__ = ["MAX_KERNELS", "KernelTraces"]
 MAX_KERNELS = 8
 
 
-class KernelTraces(KernelShownListener):
-    """Registered with ``window.controller.listeners``; keeps what ``window.grid`` drew."""
+class KernelTraces:
+    """Keeps what ``grid`` drew of the session's traces."""
 
-    def __init__(self, window: Any) -> None:
-        self._win = window
+    def __init__(self, grid: GridView, session: Session, events: WindowEvents, show: Callable[[Trace], Any]) -> None:
+        self._session, self._show = session, show
         self._traces: OrderedDict[str, Trace] = OrderedDict()
-        window.grid.traceApplied.connect(self.keep)
-        window.controller.listeners.append(self)
+        grid.traceApplied.connect(self.keep)
+        events.subscribe(KernelShown, self._on_kernel)
 
     def keep(self, tr: Trace) -> None:
         """Remember ``tr`` as its kernel's last trace (when it is the session's, not an older one)."""
-        if tr is not self._win.session.trace:
+        if tr is not self._session.trace:
             return
         self._traces[tr.kernel] = tr
         self._traces.move_to_end(tr.kernel)
@@ -45,11 +48,12 @@ class KernelTraces(KernelShownListener):
     def trace_of(self, kernel: str) -> Trace | None:
         return self._traces.get(kernel)
 
-    def kernel_shown(self, info: KernelInfo) -> None:
+    def _on_kernel(self, e: KernelShown) -> None:
+        info = e.info
         tr = self._traces.get(info.name)
-        if tr is None:
+        if not e.new or tr is None:
             return
         if tr.source and info.source and tr.source != info.source:
             del self._traces[info.name]  # the kernel changed since: the old trace would mislead
             return
-        self._win.controller.show_trace(tr)
+        self._show(tr)

@@ -11,14 +11,14 @@ saves it, kept between sessions and by name.
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QByteArray, QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QMainWindow, QMenu
 
 from ..settings import Settings
+from .docks import Docks
 from .settings import restore_window, save_now
+from .widgets import MessageBanner
 
 __all__ = ["Layouts"]
 
@@ -28,12 +28,13 @@ STATUS_MS = 10000
 
 class Layouts(QObject):
     """Adds the layout actions to ``menu`` (after the docks' toggles) and restores the saved
-    arrangement at start (``restore``). ``win`` is the main window (its ``banner`` says when the
-    settings cannot be written); ``docks`` is ``app.window.docks.Docks``."""
+    arrangement at start (``restore``). ``win`` is the main window; ``banner`` says when the
+    settings cannot be written; ``docks`` is ``app.window.docks.Docks``."""
 
-    def __init__(self, win: QMainWindow, settings: Settings, docks: Any, menu: QMenu, reset_action: QAction) -> None:
+    def __init__(self, win: QMainWindow, settings: Settings, docks: Docks, menu: QMenu, reset_action: QAction,
+                 banner: MessageBanner) -> None:
         super().__init__(win)
-        self._win, self._settings, self._docks = win, settings, docks
+        self._win, self._settings, self._docks, self._banner = win, settings, docks, banner
         self.dialog: QInputDialog | None = None
         menu.addSeparator()
         self.save_action = QAction(self.tr("Save layout as…"), win)
@@ -86,7 +87,7 @@ class Layouts(QObject):
         replaced = name in self._settings.layouts
         self._settings.layouts[name] = bytes(self._win.saveState().toBase64().data()).decode("ascii")
         self._fill_menus()
-        save_now(self._settings, self._win.banner)
+        save_now(self._settings, self._banner)
         self._status((self.tr("Layout “{name}” replaced.") if replaced else self.tr("Layout “{name}” saved.")).format(
             name=name))
         return True
@@ -109,7 +110,7 @@ class Layouts(QObject):
         if self._settings.layouts.pop(name, None) is None:
             return False
         self._fill_menus()
-        save_now(self._settings, self._win.banner)
+        save_now(self._settings, self._banner)
         self._status(self.tr("Layout “{name}” deleted.").format(name=name))
         return True
 

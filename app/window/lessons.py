@@ -4,11 +4,13 @@ data directory), its check running in the worker, and its traces shown in the gr
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from views.lesson_view import LessonView
 
+from ..events import LessonChecked, LessonCheckFailed, WindowEvents
 from ..paths import data_dir
 
 __all__ = ["make_lesson_view", "connect_lessons"]
@@ -25,13 +27,11 @@ def make_lesson_view() -> LessonView:
     return LessonView(str(work), str(work))
 
 
-def connect_lessons(win: Any) -> None:
-    """Check → the controller (worker); "show in grid" → the grid view, raised."""
-    lv: LessonView = win.lessons
-    lv.checkRequested.connect(lambda name, path, lang: win.controller.check_lesson(name, path, lang))
-
-    def show_in_grid(trace: Any) -> None:
-        win.draw_trace(trace)
-        win.grid_stack.setCurrentWidget(win.grid)
-
-    lv.showInGridRequested.connect(show_in_grid)
+def connect_lessons(lessons: LessonView, events: WindowEvents, check: Callable[[str, str, str], Any],
+                    show_in_grid: Callable[[Any], Any]) -> None:
+    """Check → ``check(name, path, lang)`` (the controller's: the worker runs it), its answer
+    (``LessonChecked`` / ``LessonCheckFailed``) → the panel; "show in grid" → ``show_in_grid``."""
+    lessons.checkRequested.connect(lambda name, path, lang: check(name, path, lang))
+    lessons.showInGridRequested.connect(show_in_grid)
+    events.subscribe(LessonChecked, lambda e: lessons.show_result(e.result))
+    events.subscribe(LessonCheckFailed, lambda e: lessons.show_check_error(e.message))

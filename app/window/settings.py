@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QInputDialog, QMainWindow, QWidget
 
 from ..settings import Settings
 
-__all__ = ["ask_timeout", "restore_window", "save_now", "save_window"]
+__all__ = ["ask_timeout", "choose_timeout", "restore_window", "save_now", "save_window"]
 
 #: the window's size before the user's geometry is restored (the default dock sizes follow it)
 DEFAULT_SIZE = (1600, 1000)
@@ -78,3 +78,13 @@ def ask_timeout(parent: QWidget, current: float) -> float | None:
                                                               "before the worker is restarted:"),
                                    current, 1.0, 86400.0, 0)
     return float(v) if ok else None
+
+
+def choose_timeout(parent: QWidget, settings: Settings, banner: Any, set_timeout: Callable[[float], Any]) -> None:
+    """Run timeout…: ask, keep the answer in the settings (written now: a failure is said while
+    the window is up, in ``banner``) and hand it to the worker (``set_timeout``)."""
+    seconds = ask_timeout(parent, settings.timeout_s)
+    if seconds is not None:
+        settings.timeout_s = seconds
+        save_now(settings, banner)
+        set_timeout(seconds)

@@ -15,6 +15,7 @@ out in the parameter lists, the reason in their tooltip, and a sweep of one give
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -32,15 +33,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kernels.data.backends import is_interpreter
 from kernels.data.params import ValidationError, validate
 from kernels.data.results import KernelInfo
 from kernels.tune.space import LAUNCH_OPTIONS, build_space
 from views import theme
 
-from ..session import parse_axis_values
+from ..session import Session, parse_axis_values
 from .dialogs import _MANY_POINTS, SweepDialog
 
-__all__ = ["TuneSweepDialog"]
+__all__ = ["SweepLauncher", "TuneSweepDialog"]
 
 
 class TuneSweepDialog(SweepDialog):
@@ -225,3 +227,27 @@ class TuneSweepDialog(SweepDialog):
             notes.append(self.tr("That is many points: under the interpreter this can take minutes "
                                  "(Cancel with Esc keeps the points done so far)."))
         return notes
+
+
+class SweepLauncher:
+    """Sweep…: opens the window-modal (non-blocking) ``TuneSweepDialog`` for the kernel shown at
+    ``panel``'s values; accepting it calls ``start(axes, where, mode)`` (the controller's).
+    ``dialog`` is the one open (None when closed)."""
+
+    def __init__(self, parent: QWidget, session: Session, panel: Any, can_submit: Callable[[], bool],
+                 start: Callable[[dict[str, list[Any]], Sequence[str], str], Any]) -> None:
+        self._parent, self._session, self._panel, self._can_submit, self._start = parent, session, panel, can_submit, start
+        self.dialog: TuneSweepDialog | None = None
+
+    def open(self) -> TuneSweepDialog | None:
+        info = self._session.info()
+        if info is None or not self._can_submit():
+            return None
+        dlg = TuneSweepDialog(info, self._panel.values(), self._parent,
+                              interpreter=is_interpreter(self._panel.backend()) or not self._session.gpu_available)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.accepted.connect(lambda: self._start(dlg.axes(), dlg.where(), dlg.mode()))
+        self.dialog = dlg
+        dlg.destroyed.connect(lambda *_: setattr(self, "dialog", None))
+        dlg.open()
+        return dlg

@@ -1,10 +1,12 @@
 """The tuning views in the window's plot tabs: Heatmap, Ranking and Roofline.
 
-``SweepTabs`` adds three tabs beside Throughput and Sweep and listens to the controller
-(``Controller.listeners``, see ``app.controller.SweepListener``): a sweep starting lays out the
+``SweepTabs`` adds three tabs beside Throughput and Sweep and follows the controller's events
+(``app.events``: ``SweepStarted``, ``SweepPointAdded``, ``SweepFinished``, ``RunShown``,
+``KernelShown``): a sweep starting lays out the
 heatmap and the table, each point lands in all three views, the finished sweep brings the
 engine's ranking, verdicts and exports, and every run shown joins the roofline. Clicking a cell,
-a row or a point loads that point's values into the parameter panel (``Controller.load_point``).
+a row or a point loads that point's values into the parameter panel (``load_point``: the
+controller's).
 
 Each view is built the first time it is needed (its tab shown, or a sweep starting): a pyqtgraph
 plot costs a tenth of a second or more that the window's first frame need not wait for. Until
@@ -16,15 +18,19 @@ Sweep tab's curve and heatmap keep one or two parameters.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QTabWidget, QWidget
 
 from kernels.data.results import KernelInfo, RunResult, SweepPoint, SweepRequest, SweepResult
 from views.roofline_view import RooflineView
 from views.sweep_heatmap import SweepHeatmap
 from views.sweep_table import SweepTable
+from views.sweep_view import SweepView
+
+from ..events import KernelShown, RunShown, SweepFinished, SweepPointAdded, SweepStarted, WindowEvents
 
 __all__ = ["SweepTabs"]
 
@@ -32,12 +38,14 @@ _DATA_KINDS = ("shape", "dtype", "flag")
 
 
 class SweepTabs(QObject):
-    """Heatmap, Ranking and Roofline tabs of ``window.plot_tabs`` (a ``MainWindow``)."""
+    """Heatmap, Ranking and Roofline tabs of ``tabs``; ``sweep_view()`` is the Sweep tab's plot
+    (its empty text names these tabs for a sweep of more than two parameters)."""
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
-        self.window = window
-        self.tabs = window.plot_tabs
+    def __init__(self, tabs: QTabWidget, events: WindowEvents, load_point: Callable[[dict[str, Any]], Any],
+                 sweep_view: Callable[[], SweepView], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._load_point, self._sweep_view = load_point, sweep_view
+        self.tabs = tabs
         self._built: dict[str, QWidget] = {}
         self._holders: dict[str, QLabel] = {}
         for key, title, text in (
@@ -60,7 +68,11 @@ class SweepTabs(QObject):
         self._result: SweepResult | None = None
         self._runs: list[RunResult] = []
         self._empty_text: str | None = None
-        window.controller.listeners.append(self)
+        events.subscribe(SweepStarted, lambda e: None if e.resumed else self.sweep_started(e.request, e.info))
+        events.subscribe(SweepPointAdded, lambda e: self.sweep_point(e.point))
+        events.subscribe(SweepFinished, lambda e: self.sweep_finished(e.result, list(e.points)))
+        events.subscribe(RunShown, lambda e: self.run_shown(e.result))
+        events.subscribe(KernelShown, lambda e: self.kernel_shown(e.info) if e.new else None)
 
     # -- the views -----------------------------------------------------------------------------
     @property
@@ -81,7 +93,7 @@ class SweepTabs(QObject):
             return view
         view = {"heatmap": lambda: SweepHeatmap(self._metric), "table": lambda: SweepTable(self._metric),
                 "roofline": RooflineView}[key]()
-        view.pointClicked.connect(self.window.controller.load_point)  # type: ignore[attr-defined]
+        view.pointClicked.connect(self._load_point)  # type: ignore[attr-defined]
         self._built[key] = view
         self._replay(key)
         holder = self._holders.pop(key)
@@ -132,7 +144,7 @@ class SweepTabs(QObject):
         """Bring a tuning view's tab to the front ("heatmap", "table", "roofline")."""
         self.tabs.setCurrentWidget(self._view(key))
 
-    # -- SweepListener ---------------------------------------------------------------------------
+    # -- the controller's events ---------------------------------------------------------------------------
     def sweep_started(self, request: SweepRequest, info: KernelInfo) -> None:
         names = list(request.axes) + [k for c in request.configs for k in c if k not in request.axes]
         self._names = list(dict.fromkeys(names))
@@ -189,7 +201,7 @@ class SweepTabs(QObject):
 
     def _sweep_view_note(self, text: str | None) -> None:
         """What the Sweep tab says while it has nothing to draw (None: its own words)."""
-        empty = self.window.sweep_view.empty
+        empty = self._sweep_view().empty
         if self._empty_text is None:
             self._empty_text = empty.text()
         empty.setText(text or self._empty_text)

@@ -1,8 +1,8 @@
 """The window's GPU trace views: the Timeline tab (``TimelineTab``) and "Interpreter vs GPU"
-(``app.window.compare.BackendCompare``), installed together by ``GpuTraceViews(window)``.
+(``app.window.compare.BackendCompare``), installed together by ``GpuTraceViews``.
 
 A Trace with the GPU backend chosen records on the GPU (every program's maps, and the schedule of
-a light timeline build: ``Controller._submit_trace``); the answer comes to ``Controller.trace_hooks``
+a light timeline build: ``app.trace_flow.TraceFlow``); the answer comes as ``TraceAnswered``
 before it is drawn. The Timeline tab (beside Throughput and Sweep) then shows one row per SM, one
 bar per program, the measured waves against the formula's; pointing at a bar lights that program
 in the grid view. With no timeline it says why: no GPU here (the worker's reason), nothing traced
@@ -14,26 +14,34 @@ a second the first frame need not wait for); until then a label holds the tab.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QLabel, QStackedWidget
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QLabel, QMainWindow, QStackedWidget, QTabWidget
 
+from kernels.data.backends import INTERPRETER, is_interpreter
 from kernels.data.gpu_trace import Timeline
+from views.grid_view import GridView
+from views.param_panel import ParamPanel
 from views.timeline_view import TimelineView
 
+from ..events import TraceAnswered, WindowEvents, WorkerShown
 from .compare import BackendCompare
-from .compile_ahead import CompileAhead
+from .compile_ahead import CompileAhead, CompileAheadPort
+from .widgets import MessageBanner
 
 __all__ = ["GpuTraceViews", "TimelineTab"]
 
 
 class TimelineTab(QObject):
-    """The Timeline tab of ``window.plot_tabs`` (a ``MainWindow``)."""
+    """The Timeline tab of ``tabs``; pointing at a bar lights its program in ``grid``."""
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, tabs: QTabWidget, grid: GridView, events: WindowEvents, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._grid = grid
+        self._worker: WorkerShown | None = None  # what the worker said it can do (None: no hello yet)
         self.view: TimelineView | None = None
         self.timeline: Timeline | None = None
         self.placeholder = QLabel()
@@ -43,22 +51,25 @@ class TimelineTab(QObject):
         self.placeholder.setStyleSheet("color: #555; padding: 24px;")
         self.stack = QStackedWidget()
         self.stack.addWidget(self.placeholder)
-        window.plot_tabs.addTab(self.stack, self.tr("Timeline"))
+        tabs.addTab(self.stack, self.tr("Timeline"))
         self._traced_on: str | None = None  # the backend of the last trace answered
         self.refresh()
-        # after the controller has read the hello (a queued call runs once the signal's other slots have)
-        window.worker.hello.connect(lambda *_: self.refresh(), Qt.ConnectionType.QueuedConnection)
-        window.controller.trace_hooks.append(self.on_trace_result)
+        events.subscribe(WorkerShown, self._on_worker)
+        events.subscribe(TraceAnswered, lambda e: self.on_trace_result(e.result))
+
+    def _on_worker(self, e: WorkerShown) -> None:
+        self._worker = e
+        self.refresh()
 
     # -- what is shown -----------------------------------------------------------------------------
     def empty_reason(self) -> str:
         """Why the tab has no timeline now, in the user's language."""
-        s = self.window.session
-        if not s.gpu_available and self.window.controller.ready:
+        w = self._worker
+        if w is not None and not w.gpu_available:
             return self.tr("No timeline: this machine has no usable GPU ({why}). The schedule is read on the GPU "
                            "itself (each program's SM and clock), so choose the GPU backend on a machine with "
-                           "CUDA and press Trace.").format(why=s.gpu_reason or self.tr("no CUDA device"))
-        if self._traced_on == "interpreter":
+                           "CUDA and press Trace.").format(why=w.gpu_reason or self.tr("no CUDA device"))
+        if is_interpreter(self._traced_on):
             return self.tr("This trace ran under the interpreter, which has no SMs or clocks: choose the GPU "
                            "backend and press Trace to see when and where each program ran.")
         return self.tr("No timeline yet: choose the GPU backend and press Trace (Ctrl+T) to see when and on "
@@ -70,11 +81,11 @@ class TimelineTab(QObject):
             self.stack.setCurrentWidget(self.placeholder)
 
     def on_trace_result(self, res: Any) -> None:
-        """Every trace answer (``Controller.trace_hooks``): a timeline replaces the one shown."""
+        """Every trace answer (``TraceAnswered``): a timeline replaces the one shown."""
         if getattr(res, "error", None) is not None:
             return
         req = getattr(res, "request", None)
-        self._traced_on = getattr(req, "backend", "interpreter")
+        self._traced_on = getattr(req, "backend", INTERPRETER)
         tl = getattr(res, "timeline", None)
         self.show_timeline(tl)
 
@@ -99,7 +110,7 @@ class TimelineTab(QObject):
 
     def _light_program(self, pid: int) -> None:
         """A bar pointed at: the same program lit in the grid, when the grid shows that launch."""
-        grid, tl = self.window.grid, self.timeline
+        grid, tl = self._grid, self.timeline
         tr = grid.trace()
         if tl is None or tr is None or grid.is_loading() or tuple(tr.grid) != tuple(tl.grid):
             return
@@ -108,10 +119,13 @@ class TimelineTab(QObject):
 
 
 class GpuTraceViews:
-    """The Timeline tab and the "Interpreter vs GPU" action of a ``MainWindow``, and its compiles
-    ahead of a GPU run (``app.window.compile_ahead``)."""
+    """The Timeline tab and the "Interpreter vs GPU" action, and the compiles ahead of a GPU run
+    (``app.window.compile_ahead``): what a GPU trace adds to the window."""
 
-    def __init__(self, window: Any) -> None:
-        self.timeline = TimelineTab(window)
-        self.compare = BackendCompare(window)
-        self.compile_ahead = CompileAhead(window.controller, window.panel, window)
+    def __init__(self, host: QMainWindow, tabs: QTabWidget, grid: GridView, banner: MessageBanner,
+                 actions: tuple[QAction, QAction], events: WindowEvents, compare: Callable[[], int | None],
+                 panel: ParamPanel, ahead: CompileAheadPort) -> None:
+        trace_action, run_action = actions
+        self.timeline = TimelineTab(tabs, grid, events, host)
+        self.compare = BackendCompare(host, trace_action, run_action, grid, banner, events, compare)
+        self.compile_ahead = CompileAhead(ahead, panel, host)

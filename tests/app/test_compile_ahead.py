@@ -28,6 +28,7 @@ from views.demo_results import vector_add_info  # noqa: E402
 def gpu_setup(qapp, tmp_path):
     view, worker = FakeView(), FakeWorker()
     c = Controller(view, worker, Session(), Settings.load(tmp_path / "settings.json"), History.in_memory())
+    view.follow(c.events)
     c.on_hello({"backends": {"gpu_available": True}, "infos": [vector_add_info()], "versions": {}})
     view.chosen_backend = "gpu"
     return c, view, worker, CompileAhead(c)
@@ -83,6 +84,7 @@ def test_nothing_is_sent_on_the_interpreter_or_while_the_values_are_invalid(gpu_
 def test_a_gpu_less_worker_gets_no_precompile(qapp, tmp_path, qtbot):
     view, worker = FakeView(), FakeWorker()
     c = Controller(view, worker, Session(), Settings.load(tmp_path / "settings.json"), History.in_memory())
+    view.follow(c.events)
     c.on_hello({"backends": {"gpu_available": False}, "infos": [vector_add_info()], "versions": {}})
     view.chosen_backend = "gpu"
     ahead = CompileAhead(c)

@@ -10,6 +10,25 @@ from typing import Any
 import pytest
 
 from app.controller import Controller
+from app.events import (
+    BackendSet,
+    FieldMarked,
+    HistoryChanged,
+    KernelShown,
+    KernelsListed,
+    MarksCleared,
+    MessageCleared,
+    MessageShown,
+    ProgramsFieldSet,
+    RunShown,
+    StageShown,
+    StatusShown,
+    SweepPointAdded,
+    TraceDrawing,
+    TraceShown,
+    ValuesSet,
+    WindowEvents,
+)
 from app.history import History
 from app.session import Session, trace_caption
 from app.settings import Settings
@@ -52,7 +71,8 @@ class FakeWorker:
 
 
 class FakeView:
-    """What the window shows, as plain attributes."""
+    """What the window shows, as plain attributes: the controller's events (``follow``) land in
+    methods named as the window's parts would draw them."""
 
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
@@ -71,6 +91,27 @@ class FakeView:
         self.history_changes = 0
         self.drawing = False
 
+    def follow(self, events: WindowEvents) -> FakeView:
+        on = events.subscribe
+        on(KernelsListed, lambda e: self.show_kernels(e.infos))
+        on(KernelShown, lambda e: self.show_kernel(e.info, e.values, e.new))
+        on(ValuesSet, lambda e: self.set_param_values(e.values))
+        on(BackendSet, lambda e: self.set_backend(e.backend))
+        on(FieldMarked, lambda e: self.mark_field(e.name, e.message))
+        on(MarksCleared, lambda e: self.clear_marks())
+        on(ProgramsFieldSet, lambda e: self.set_window_text(e.text))
+        on(MessageShown, lambda e: self.show_message(e.text, e.level, details=e.details, topic=e.topic,
+                                                     actions=e.actions))
+        on(MessageCleared, lambda e: self.clear_message(*e.topics))
+        on(StatusShown, lambda e: self.show_status(e.text, e.ms))
+        on(StageShown, lambda e: self.set_stage(e.text, e.fraction, e.busy))
+        on(RunShown, lambda e: self.show_run(e.result))
+        on(TraceDrawing, lambda e: self.draw_trace(e.trace))
+        on(TraceShown, lambda e: self.trace_shown(e.trace))
+        on(SweepPointAdded, lambda e: self.show_sweep_point(e.point, e.axes))
+        on(HistoryChanged, lambda e: self.history_changed())
+        return self
+
     # input
     def param_values(self): return dict(self.values)
     def params_shown(self): return self.kernel is not None
@@ -78,7 +119,6 @@ class FakeView:
     def backend(self): return self.chosen_backend
     def window_text(self): return self.window
     def set_window_text(self, text): self.window = text
-    def focus_window_text(self): pass
     # kernels
     def show_kernels(self, infos): self.kernels = [i.name for i in infos]
 
@@ -88,15 +128,10 @@ class FakeView:
         if new:
             self.window = ""
 
-    def show_source(self, source, first_line): pass
     def set_param_values(self, values): self.values.update(values)
     def set_backend(self, backend): self.chosen_backend = backend
     def mark_field(self, name, message): self.marks[name] = message
     def clear_marks(self): self.marks.clear()
-    def watch_file(self, path): pass
-    def set_file_changed(self, changed): pass
-    def show_worker(self, session): pass
-    def show_worker_state(self, state): pass
 
     # messages
     def show_message(self, text, level="error", *, details="", topic="", actions=()):
@@ -114,11 +149,9 @@ class FakeView:
     def draw_trace(self, tr): self.drawn.append(tr)
     def trace_shown(self, tr): self.shown.append(tr)
     def is_drawing(self): return self.drawing
-    def begin_sweep(self, metric): pass
     def show_sweep_point(self, point, axes): self.sweep_points.append(point)
     def best_sweep_point(self): return None
     def history_changed(self): self.history_changes += 1
-    def update_actions(self): pass
 
     def click(self, label: str) -> None:
         """Press a button of the banner."""
@@ -134,6 +167,7 @@ GRIDLESS = dataclasses.replace(vector_add_info(), name="gridless", grid_exprs=()
 def setup(tmp_path):
     view, worker = FakeView(), FakeWorker()
     c = Controller(view, worker, Session(), Settings.load(tmp_path / "settings.json"), History.in_memory())
+    view.follow(c.events)
     c.on_hello({"backends": {"gpu_available": False}, "infos": [vector_add_info(), GRIDLESS], "versions": {}})
     assert c.ready and view.kernel == "vector_add" and view.stage[0] == "ready"
     return c, view, worker
@@ -233,6 +267,7 @@ def test_a_sweeps_progress_counts_whole_points_and_its_points_are_kept(setup):
 def test_what_is_enabled_and_why_run_is_not(tmp_path):
     view, worker = FakeView(), FakeWorker()
     c = Controller(view, worker, Session(), Settings.load(tmp_path / "s.json"), History.in_memory())
+    view.follow(c.events)
     a = c.actions()
     assert not a.run and not a.inputs and a.run_blocked == "starting worker…"
     c.on_hello({"infos": [vector_add_info()]})
@@ -266,6 +301,7 @@ def test_errors_mark_the_field_and_a_cancel_is_said_quietly(setup):
 def test_a_worker_that_cannot_start_says_why(tmp_path):
     view, worker = FakeView(), FakeWorker()
     c = Controller(view, worker, Session(), Settings.load(tmp_path / "s.json"), History.in_memory())
+    view.follow(c.events)
     worker.state = "crashed"
     c.on_state("crashed")
     text, level, topic, _ = view.banner

@@ -256,7 +256,7 @@ def test_matmul_loop_slider_moves_the_a_and_b_tiles(qtbot, win):
 
 
 def test_the_programs_field_traces_a_window_and_huge_grids_get_one_offered(qtbot, win, monkeypatch, tmp_path):
-    import app.controller as controller
+    import app.trace_flow as trace_flow
 
     pick(qtbot, win, "vector_add")
     win.panel.set_backend("interpreter")
@@ -286,8 +286,8 @@ def test_the_programs_field_traces_a_window_and_huge_grids_get_one_offered(qtbot
 
     # a grid the kernel's formula says is larger than the limit, before anything ran: a window is
     # applied at once, and said so
-    monkeypatch.setattr(controller, "TRACE_SUGGEST_PROGRAMS", 8)
-    monkeypatch.setattr(controller, "TRACE_SUGGESTED_WINDOW", 4)
+    monkeypatch.setattr(trace_flow, "TRACE_SUGGEST_PROGRAMS", 8)
+    monkeypatch.setattr(trace_flow, "TRACE_SUGGESTED_WINDOW", 4)
     win.panel.set_values({"BLOCK_SIZE": 64, "N": 1056})  # 17 programs, never run
     edit.clear()
     wait_idle(win)

@@ -25,6 +25,7 @@ from views.demo_results import vector_add_info
 def setup(tmp_path):
     view, worker = FakeView(), FakeWorker()
     c = Controller(view, worker, Session(), Settings.load(tmp_path / "settings.json"), History.in_memory())
+    view.follow(c.events)
     c.on_hello({"backends": {"gpu_available": False}, "infos": [vector_add_info(), GRIDLESS], "versions": {}})
     now = [100.0]
     c.trace_clock = TraceClock(lambda: now[0])
