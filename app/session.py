@@ -23,7 +23,7 @@ from kernels.data.grid import grid_of, n_programs
 from kernels.data.params import Param, ValidationError, parse_value, validate
 from kernels.data.results import KernelInfo, RunRequest, RunResult, SweepPoint, SweepRequest
 from kernels.data.trace import NO_PROGRAM, SEVERAL, Trace, TraceRequest
-from kernels.tune.space import build_space
+from kernels.data.tuning.space import build_space
 from views.words import translate
 
 __all__ = [

@@ -3,7 +3,7 @@ heatmap of two axes (best over the others, or a slice), the ranked rows with the
 facts, and each run's place on a roofline.
 
 Pure numpy over the plain dataclasses of ``kernels.data.results`` (and the ranking of
-``kernels.tune.rank``, which imports neither torch nor triton), so it is tested without a
+``kernels.data.tuning.rank``, which imports neither torch nor triton), so it is tested without a
 window and the widgets (``sweep_heatmap``, ``sweep_table``, ``roofline_view``) only draw.
 
 "Better" depends on what is measured: on a GPU the kernel's figure (GB/s or TFLOP/s, higher is
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from kernels.data.results import RunResult, SweepPoint, SweepRank, SweepResult
-from kernels.tune import rank as tune_rank
+from kernels.data.tuning import rank as tune_rank
 
 __all__ = [
     "HeatGrid",

@@ -4,7 +4,7 @@ A matmul swept over BLOCK_M × BLOCK_N × BLOCK_K × num_warps on "Synthetic GPU
 figures come from a made-up surface (best near 128 × 128), the configs whose A and B tiles
 cannot fit are pruned with the engine's wording, one config fails to compile, and every run
 carries compile facts and the device's peaks, so each view has something to show. The ranking
-and verdicts are made by ``kernels.tune.rank``, as the engine makes them. Nothing here may pass
+and verdicts are made by ``kernels.data.tuning.rank``, as the engine makes them. Nothing here may pass
 for a measurement: every run carries the note "synthetic demo data".
 """
 
@@ -27,7 +27,7 @@ from kernels.data.results import (
     SweepResult,
     Timing,
 )
-from kernels.tune import rank as tune_rank
+from kernels.data.tuning import rank as tune_rank
 
 __all__ = ["DEMO_AXES", "DEMO_PEAK_GBPS", "DEMO_PEAK_TFLOPS", "demo_run", "demo_sweep_tune"]
 

@@ -4,7 +4,7 @@
 two parameters, "Add a parameter" adds a third, a fourth…, each with its values; a box takes
 constraints, one Python expression per line over the parameter names (``BLOCK_M * BLOCK_N <=
 16384``), and the dialog counts the points they keep with the engine's own enumeration
-(``kernels.tune.space.build_space``, Qt-free and torch-free). More than two parameters or any
+(``kernels.data.tuning.space.build_space``, Qt-free and torch-free). More than two parameters or any
 constraint make a *tune* sweep (``SweepRequest.mode="tune"``: the fastest points re-measured,
 interleaved, ranked with their spread, exports made); with one or two the "Tune" box opts in.
 
@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from kernels.data.backends import is_interpreter
 from kernels.data.params import ValidationError, validate
 from kernels.data.results import KernelInfo
-from kernels.tune.space import LAUNCH_OPTIONS, build_space
+from kernels.data.tuning.space import LAUNCH_OPTIONS, build_space
 from views import theme
 
 from ..session import Session, parse_axis_values

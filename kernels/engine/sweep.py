@@ -1,6 +1,6 @@
 """Sweeps: run every point of a space of configs; best = the fastest passing point.
 
-The space (``kernels.tune.space``): every combination of the request's axes, each combined with
+The space (``kernels.data.tuning.space``): every combination of the request's axes, each combined with
 each of its explicit configs, minus the points a ``where`` constraint excludes and those already
 done (``skip``). Grid mode (the sweep view's) takes one or two axes; tune mode any number.
 
@@ -10,7 +10,7 @@ remaining configs compile ahead in a pool on the CPU cores while the GPU benchma
 compiled, one at a time (``kernels.tune.pipeline``); under the interpreter they run one after
 another. Points stream out through ``on_point`` as they land; ``cancel()`` keeps what is done.
 Tune mode then re-measures the fastest few of each data group, interleaved, ranks the points
-with their spread, says when the winner is within the noise (``kernels.tune.rank``), and adds
+with their spread, says when the winner is within the noise (``kernels.data.tuning.rank``), and adds
 the export texts (``kernels.tune.export``).
 
 Points whose data parameters agree share one set of inputs (``prepare.InputCache``); every point
@@ -41,14 +41,15 @@ from ..data.backends import backend as backend_info
 from ..data.errors import first_line, to_error_info
 from ..data.params import ValidationError
 from ..data.results import ErrorInfo, Progress, RunRequest, RunResult, SweepPoint, SweepRequest, SweepResult
+from ..data.tuning import rank
+from ..data.tuning.space import LAUNCH_OPTIONS, Space, build_space
 from ..run import backends, bench, device, peaks, timing
 from ..run.backends import Backend
 from ..run.prepare import InputCache, prepare
 from ..sources.lookup import get_spec
 from ..specs.spec import KernelSpec
 from ..tune import limits as tlimits
-from ..tune import pipeline, rank
-from ..tune.space import LAUNCH_OPTIONS, Space, build_space
+from ..tune import pipeline
 from .run import CancelFn, ProgressFn, run
 
 __all__ = ["sweep", "best_index", "plan_sweep", "SweepPlan"]

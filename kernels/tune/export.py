@@ -28,10 +28,10 @@ import torch
 import triton
 
 from ..data.results import SweepPoint, SweepResult
+from ..data.tuning.rank import fmt_ms, values_text
+from ..data.tuning.space import LAUNCH_OPTIONS
 from ..run.memory import InputPlan, plan_inputs
 from ..specs.spec import KernelSpec
-from .rank import fmt_ms, values_text
-from .space import LAUNCH_OPTIONS
 
 __all__ = ["LaunchShape", "autotune_text", "export_texts", "launch_shape", "top_configs", "triton_op_text"]
 

@@ -21,11 +21,11 @@ from kernels.data.results import (
     SweepResult,
     Timing,
 )
+from kernels.data.tuning.rank import rank
+from kernels.data.tuning.space import build_space
 from kernels.engine.sweep import _Runner, plan_sweep
 from kernels.specs.spec import REGISTRY
 from kernels.tune import check_fit, limits_for_target, pipeline
-from kernels.tune.rank import rank
-from kernels.tune.space import build_space
 
 SMALL_MM = {"M": 32, "N": 32, "K": 32, "dtype": "fp32"}
 

@@ -17,7 +17,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from kernels.data.results import SweepPoint, SweepRequest, SweepResult
-from kernels.tune import rank as tune_rank
+from kernels.data.tuning import rank as tune_rank
 from views.sweep_demo import DEMO_AXES, demo_run, demo_sweep_tune
 from views.sweep_heatmap import SweepHeatmap
 from views.sweep_table import SweepTable

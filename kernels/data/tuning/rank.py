@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..data.results import SweepPoint, SweepRank
+from ..results import SweepPoint, SweepRank
 
 __all__ = ["best_first", "by_latest", "fmt_ms", "group_key", "groups", "rank", "values_text"]
 

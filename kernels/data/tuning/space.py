@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..data.params import Param, Rule, ValidationError
+from ..params import Param, Rule, ValidationError
 
 __all__ = ["LAUNCH_OPTIONS", "MAX_POINTS", "Space", "build_space", "check_where", "normalize"]
 
