@@ -20,8 +20,10 @@ Tilescope's for its shared loads (wavefronts beyond the ideal, times executions)
 Cases: every catalog kernel at its defaults (fp16 matmul also with 2 warps, where Triton uses
 mma.sync and ldmatrix from a swizzled shared layout, and fp32 without TF32, whose FMA dot reads
 an unswizzled shared layout), and bad variants: a column walk (1024 rows, stride 1024
-elements), a contiguous copy of 1024 elements per program at 4 warps over 1024 programs, and a
-matmul whose B is a transposed view (its K dimension strided).
+elements), a contiguous copy of 1024 elements per program at 4 warps over 1024 programs, a
+matmul whose B is a transposed view (its K dimension strided), and a Gluon kernel that writes a
+tile to shared memory by rows and reads it by columns, with and without a swizzle (Gluon kernels
+do not run under the interpreter: shared-memory numbers only).
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ sys.path.insert(0, str(ROOT))
 
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
+from triton.experimental import gluon  # noqa: E402
+from triton.experimental.gluon import language as gl  # noqa: E402
 
 METRICS = {
     "ld": ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
@@ -67,6 +71,26 @@ def contiguous_copy(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + offs))
 
 
+@gluon.jit
+def transpose_through_shared(x_ptr, out_ptr, N: gl.constexpr, SWIZZLE: gl.constexpr):
+    """A tile written to shared memory row by row and read back column by column (Gluon: the
+    layouts are written by hand). Without a swizzle a column's 32 words sit in one bank."""
+    rows_layout: gl.constexpr = gl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0])  # lanes along a row
+    cols_layout: gl.constexpr = gl.BlockedLayout([1, 1], [32, 1], [1, 4], [0, 1])  # lanes down a column
+    if SWIZZLE:
+        smem_layout: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 32, [1, 0])
+    else:
+        smem_layout: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    r = gl.arange(0, N, layout=gl.SliceLayout(1, rows_layout))
+    c = gl.arange(0, N, layout=gl.SliceLayout(0, rows_layout))
+    x = gl.load(x_ptr + r[:, None] * N + c[None, :])
+    smem = gl.allocate_shared_memory(gl.float32, [N, N], smem_layout, x)
+    y = smem.load(cols_layout)
+    r2 = gl.arange(0, N, layout=gl.SliceLayout(1, cols_layout))
+    c2 = gl.arange(0, N, layout=gl.SliceLayout(0, cols_layout))
+    gl.store(out_ptr + r2[:, None] * N + c2[None, :], y)
+
+
 def _catalog(name: str, values: dict[str, Any]) -> dict[str, Any]:
     return {"name": name if not values else f"{name} {values}", "spec": name, "values": values}
 
@@ -88,7 +112,13 @@ def _jit_cases(device: str) -> list[dict[str, Any]]:
     mm_args = (a, bt, c, m, n, k, a.stride(0), a.stride(1), bt.stride(0), bt.stride(1), c.stride(0), c.stride(1))
     mm_kw = dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_SIZE_M=8, EVEN_K=True, TF32=True, num_warps=4,
                  num_stages=3)
+    t = torch.randn(64, 64, generator=g).to(device)
+    t_out = torch.empty_like(t)
     return [
+        {"name": "Gluon transpose through shared, no swizzle (64x64 fp32)", "fn": transpose_through_shared,
+         "grid": (1,), "args": (t, t_out), "kwargs": dict(N=64, SWIZZLE=False, num_warps=4)},
+        {"name": "Gluon transpose through shared, swizzled (64x64 fp32)", "fn": transpose_through_shared,
+         "grid": (1,), "args": (t, t_out), "kwargs": dict(N=64, SWIZZLE=True, num_warps=4)},
         {"name": "column walk (1024 rows, stride 1024, fp32, 4 warps)", "fn": column_walk, "grid": (1,),
          "args": (x, col_out, 1024), "kwargs": dict(ROWS=1024, num_warps=4)},
         {"name": "contiguous copy (1024 fp32 per program, 4 warps, 1024 programs)", "fn": contiguous_copy,
@@ -121,6 +151,12 @@ def tilescope_numbers(target: str) -> list[dict[str, Any]]:
             res = layout_spec(get_spec(case["spec"]), case["values"], target)
         else:
             res = layout_jit(case["fn"], case["grid"], case["args"], case["kwargs"], target)
+        traced = res.n_programs > 0
+        # a kernel the interpreter cannot run (Gluon): each shared access runs once per program
+        # (these kernels have no loop), and there are no global numbers
+        n_programs = 1
+        for g in case.get("grid", (1,)):
+            n_programs *= int(g)
         sums: dict[str, dict[str, int]] = {}
         per_access = []
         for a in res.accesses:
@@ -134,13 +170,15 @@ def tilescope_numbers(target: str) -> list[dict[str, Any]]:
             if a.bank_conflicts is not None:
                 cls = "shared_ld" if a.op == "shared_load" else "shared_st"
                 s = sums.setdefault(cls, {"conflicts": 0, "wavefronts": 0})
-                s["conflicts"] += a.bank_conflicts.conflicts * a.executions
-                s["wavefronts"] += a.bank_conflicts.wavefronts * a.executions
-                per_access.append({"line": a.line, "op": a.op, "executions": a.executions,
+                runs = a.executions if traced else n_programs
+                s["conflicts"] += a.bank_conflicts.conflicts * runs
+                s["wavefronts"] += a.bank_conflicts.wavefronts * runs
+                per_access.append({"line": a.line, "op": a.op, "executions": runs,
                                    "wavefronts_per_execution": a.bank_conflicts.wavefronts,
                                    "ideal_per_execution": a.bank_conflicts.ideal_wavefronts,
                                    "vector_bits": a.bank_conflicts.vector_bits})
-        rows.append({"case": case["name"], "kernel": res.kernel, "programs": res.n_programs, "num_warps": res.num_warps,
+        rows.append({"case": case["name"], "kernel": res.kernel, "programs": res.n_programs, "traced": traced,
+                     "num_warps": res.num_warps,
                      "triton": res.triton_version, "sums": sums, "accesses": per_access, "notes": res.notes})
         print(f"{case['name']}: {sums}", flush=True)
     return rows
@@ -230,7 +268,7 @@ def compare(ts_path: Path, ncu_path: Path) -> tuple[str, bool]:
     for row in ts["rows"]:
         k = measured.get(row["case"], {"kernel": "?", "metrics": {}})
         m = k["metrics"]
-        for cls in ("ld", "st"):
+        for cls in ("ld", "st") if row.get("traced", True) else ():
             req_name, sec_name = METRICS[cls]
             mine = dict(row["sums"].get(cls, {"requests": 0, "sectors": 0}))
             label = cls

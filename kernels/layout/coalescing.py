@@ -140,3 +140,35 @@ def bank_conflicts(threads: ThreadMap, offsets: np.ndarray, element_size: int, v
         ideal += int(np.sum(-(-distinct.sum(axis=1) // N_BANKS)))
     return BankConflicts(instructions=n_w * n_i, wavefronts=int(per_instr.sum()), ideal_wavefronts=ideal,
                          vector_bits=v * element_size * 8, per_instruction_wavefronts=per_instr.astype(np.int32))
+
+
+def ldmatrix_conflicts(threads: ThreadMap, offsets: np.ndarray, element_size: int, contiguous_dim: int) -> BankConflicts:
+    """Wavefronts of an mma.sync operand loaded with ``ldmatrix`` (16-bit elements): each warp
+    reads its part of the tile as 8x8 matrices, a matrix being 8 rows of 16 bytes (8 elements
+    along the shared layout's contiguous dimension) addressed by 8 lanes; one wavefront per
+    matrix when its 8 rows fall in 8 different groups of 4 banks, more when rows share a group.
+    ``offsets``: shared offset (elements) of each element of the 2-D tile."""
+    shape = offsets.shape
+    if len(shape) != 2:
+        raise ValueError("ldmatrix is modelled for 2-D operands only")
+    per_row = 16 // element_size  # elements in one 16-byte matrix row
+    n_warps = threads.element_of.shape[0]
+    per_warp = []
+    for w in range(n_warps):
+        held = np.unique(threads.element_of[w].reshape(-1))
+        coords = np.stack(np.unravel_index(held, shape), axis=1)
+        contig, strided = coords[:, contiguous_dim], coords[:, 1 - contiguous_dim]
+        first = contig % per_row == 0  # the first element of each 16-byte row
+        rows_c, rows_s = contig[first] // per_row, strided[first]
+        addr = offsets.reshape(-1)[held[first]] * element_size
+        group = (addr // 16) % 8
+        matrix = rows_c * (shape[1 - contiguous_dim] // 8 + 1) + rows_s // 8
+        waves = 0
+        for m in np.unique(matrix):
+            g = group[matrix == m]
+            waves += int(np.bincount(g, minlength=8).max())
+        per_warp.append((len(np.unique(matrix)), waves))
+    n_matrices = sum(n for n, _ in per_warp)
+    waves = np.array([wv for _, wv in per_warp], dtype=np.int32)
+    return BankConflicts(instructions=-(-n_matrices // 4), wavefronts=int(waves.sum()), ideal_wavefronts=n_matrices,
+                         vector_bits=128, per_instruction_wavefronts=waves)

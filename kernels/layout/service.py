@@ -23,7 +23,7 @@ from ..data.layout import AccessLayout, LayoutRequest, LayoutResult, ThreadMap
 from ..data.params import ValidationError
 from ..data.trace import Window
 from . import ptx as ptx_mod
-from .coalescing import CoalescingCounter, bank_conflicts, shared_vector
+from .coalescing import CoalescingCounter, bank_conflicts, ldmatrix_conflicts, shared_vector
 from .threads import thread_map
 from .ttgir import IRAccess, IRValue, layout_info, read_accesses, shared_offsets_of, to_linear
 
@@ -70,9 +70,28 @@ def _add_bank_conflicts(a: AccessLayout, acc: IRAccess) -> None:
         a.notes.append(f"shared buffer {offsets.shape} and register block {a.shape} differ: no bank conflicts")
         return
     esize = _bits(a.dtype) // 8
+    parent = a.layout.parent
+    if (a.op == "shared_load" and a.layout.kind == "dot_operand" and parent is not None and parent.kind == "mma"
+            and parent.params["version"][0] == 2 and esize == 2):
+        # mma.sync operands: Triton loads them with ldmatrix (16 bytes per lane, 8x8 matrices)
+        a.vector_bits = 128
+        a.bank_conflicts = ldmatrix_conflicts(a.threads, offsets, esize, _contiguous_dim(a.shared_layout))
+        a.notes.append("ldmatrix: one wavefront per 8x8 matrix without conflicts (bank_conflicts.instructions: "
+                       "ldmatrix.x4 instructions, per_instruction_wavefronts: per warp)")
+        return
     vec = shared_vector(a.threads, offsets, _bits(a.dtype))
     a.vector_bits = vec * _bits(a.dtype)
     a.bank_conflicts = bank_conflicts(a.threads, offsets, esize, vec)
+
+
+def _contiguous_dim(shared: Any) -> int:
+    """The dimension a 2-D shared layout keeps contiguous (its order[0]; an NVMMA layout: the
+    last unless transposed)."""
+    if shared.kind == "swizzled_shared":
+        return int(shared.params["order"][0])
+    if shared.kind == "nvmma_shared":
+        return 0 if shared.params.get("transposed") else 1
+    return 1
 
 
 def accesses_of_compiled(ttgir: str, ptx: str) -> tuple[list[AccessLayout], int]:
@@ -139,7 +158,15 @@ def layout_spec(spec: Any, values: dict[str, Any] | None = None, target: str = "
 def layout_jit(fn: Any, grid: Any, args: tuple = (), kwargs: dict[str, Any] | None = None, target: str = "sm_90",
                *, coalescing: bool = True, programs: str = "") -> LayoutResult:
     """The same for one launch of a plain ``@triton.jit`` function, ``fn[grid](*args, **kwargs)``
-    with CPU tensors (launch options such as ``num_warps`` among ``kwargs``)."""
+    with CPU tensors (launch options such as ``num_warps`` among ``kwargs``). A Gluon kernel
+    (``@gluon.jit``: its layouts written by hand) is compiled too, but the interpreter cannot run
+    it: no coalescing numbers, shared-memory bank conflicts only."""
+    if type(fn).__name__ == "GluonJITFunction":
+        asm, notes = _compile_gluon(fn, args, dict(kwargs or {}), target)
+        res = _analyze(fn.__name__, target, asm, notes, None, (fn,), programs)
+        if coalescing:
+            res.notes.append("a Gluon kernel does not run under Triton's interpreter: no coalescing numbers")
+        return res
     from ..compile.target import compile_jit_for_target
 
     notes: list[str] = []
@@ -149,6 +176,21 @@ def layout_jit(fn: Any, grid: Any, args: tuple = (), kwargs: dict[str, Any] | No
         K(fn)[grid](*args, **dict(kwargs or {}))
 
     return _analyze(fn.__name__, target, facts.asm, notes, run if coalescing else None, (fn,), programs)
+
+
+def _compile_gluon(fn: Any, args: tuple, kwargs: dict[str, Any], target: str) -> tuple[dict[str, str], list[str]]:
+    """TTGIR and PTX of a Gluon kernel for ``target``: the launch's signature derived as for any
+    kernel (``compile.target.compile_inputs``), compiled from Gluon's own AST source (Triton 3.6
+    and 3.9: ``triton.experimental.gluon._runtime.GluonASTSource``)."""
+    import triton
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    from ..compile.target import compile_inputs
+
+    jit, signature, constexprs, attrs, options, gpu_target = compile_inputs(fn, args, kwargs, target)
+    ck = triton.compile(GluonASTSource(jit, signature, constexprs, attrs), target=gpu_target, options=options)
+    note = f"compiled here for {target} (Triton {triton.__version__}, Gluon); no GPU was involved"
+    return {"ttgir": ck.asm.get("ttgir", ""), "ptx": ck.asm.get("ptx", "")}, [note]
 
 
 def _analyze(name: str, target: str, asm: dict[str, str], notes: list[str], run: Any, kernels: tuple,
