@@ -18,8 +18,10 @@ process (``--jobs`` at a time):
   compare of it (``kernels.gpu_trace.serve.compare_backends``: outputs equal within twice the
   tolerance, writer maps recorded on the GPU).
 
-Each stage has a time limit (``--budget`` seconds; the tracer's compare has its own bound) and
-reports its own failure; the JSON keeps every message. Needs torch and triton, no Qt.
+Each stage has a time limit (``--budget`` seconds, the capture's own budget too) and reports its
+own failure; the JSON keeps every message. On the CPU each process may map at most ``--mem-gb``
+(8) GiB, so a tutorial that allocates GPU-sized inputs on the host fails alone instead of starving
+the machine. Needs torch and triton, no Qt.
 """
 
 from __future__ import annotations
@@ -100,6 +102,23 @@ def _trace(spec, backend: str) -> dict:
             "message": f"grid {tr.grid}, {len(tr.events.program)} accesses, {len(tr.oob)} out of bounds"}
 
 
+def _limited(fn, seconds: float):
+    """``fn()``, stopped with TimeoutError after ``seconds`` (SIGALRM: the interpreter's Python
+    loop is interrupted between bytecodes)."""
+    import signal
+
+    def expire(*_):
+        raise TimeoutError(f"still running after {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
 def one(path: str, backend: str, budget: float) -> dict:
     """Open, run, re-run changed, trace: what happened at each stage."""
     sys.argv = [path]
@@ -123,7 +142,7 @@ def one(path: str, backend: str, budget: float) -> dict:
                       ("changed", lambda: _run(spec, _changed(spec), backend)),
                       ("trace", lambda: _trace(spec, backend))):
         try:
-            row[stage] = fn()
+            row[stage] = _limited(fn, budget)
         except Exception as e:  # noqa: BLE001 - each stage reports its own failure
             row[stage] = {"verdict": "ERROR", "message": f"{type(e).__name__}: {first_line(str(e))}"}
     return row
@@ -131,15 +150,29 @@ def one(path: str, backend: str, budget: float) -> dict:
 
 # -- the parent: one process per tutorial -------------------------------------------------------------
 
+def _memory_limit(gb: float):
+    """A preexec_fn capping the child's address space (None: no cap)."""
+    if not gb:
+        return None
+
+    def cap() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (int(gb * (1 << 30)),) * 2)
+    return cap
+
+
 def _child(path: Path, args: argparse.Namespace) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    mem = args.mem_gb if args.mem_gb is not None else (8.0 if args.backend == "interpreter" else 0.0)
     row: dict = {"tutorial": str(path.relative_to(args.dir)), "backend": args.backend}
     limit = args.budget * 5 + 120
     if args.plain:
         t0 = time.perf_counter()
         try:
             p = subprocess.run([sys.executable, str(PLAIN), str(path)], capture_output=True, text=True,
-                               timeout=args.budget + 60, cwd=str(path.parent), env=dict(os.environ))
+                               timeout=args.budget + 60, cwd=str(path.parent), env=dict(os.environ),
+                               preexec_fn=_memory_limit(mem))
             tail = [ln for ln in (p.stdout + p.stderr).strip().splitlines() if ln.strip()]
             row["plain"] = {"s": round(time.perf_counter() - t0, 1), "rc": p.returncode,
                             "verdict": "RUNS" if p.returncode == 0 else "FAILS",
@@ -151,7 +184,7 @@ def _child(path: Path, args: argparse.Namespace) -> dict:
     t0 = time.perf_counter()
     try:
         p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=limit,
-                           cwd=str(ROOT), env=env)
+                           cwd=str(ROOT), env=env, preexec_fn=_memory_limit(mem))
         got = [ln for ln in p.stdout.splitlines() if ln.startswith("@@ROW ")]
         if got:
             row.update({k: v for k, v in json.loads(got[-1][6:]).items() if k not in ("tutorial",)})
@@ -189,6 +222,7 @@ def main() -> int:
     ap.add_argument("--plain", action="store_true", help="also run each tutorial as plain Python first")
     ap.add_argument("--budget", type=float, default=60.0, help="seconds for each script's capture")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--mem-gb", type=float, default=None, help="address-space cap per process (CPU default 8)")
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", nargs="*", type=Path, help="print the markdown table of these JSON files")

@@ -36,7 +36,7 @@ from ..data.params import ValidationError
 from ..data.results import ErrorInfo, Progress
 from ..data.trace import AccessTable, TensorInfo, TensorMaps, Trace, TraceRequest, Window
 from ..interp import Interpreter, TensorArg, bind, constexpr_names, grid3, plain
-from ..interp.args import tensor_arg
+from ..interp.args import REACHED_ATTR, tensor_arg
 from ..run.backends import gpu_status, interpreter_backend
 from ..run.prepare import prepare
 from ..sources.lookup import get_spec
@@ -109,6 +109,11 @@ def _split(bound: dict[str, Any], consts: set[str]) -> tuple[list[TensorArg], di
             continue
         parts = [(f"{name}[{i}]", x) for i, x in enumerate(v)] if isinstance(v, tuple) else [(name, v)]
         found = [_tensor_arg(n, x) for n, x in parts if isinstance(x, torch.Tensor)]
+        # a pointer table's tensors (kernels.script.pointer_tables) and a descriptor's base are
+        # reached by the kernel too: their addresses belong to them, not out of bounds
+        found += [_tensor_arg(n, t) for n, t in getattr(v, REACHED_ATTR, ())]
+        if hasattr(v, "block_shape") and isinstance(getattr(v, "base", None), torch.Tensor):
+            tensors.append(_tensor_arg(f"{name}.base", v.base))
         if found:
             tensors += found
         else:
