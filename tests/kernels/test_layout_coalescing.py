@@ -93,3 +93,44 @@ def test_an_unswizzled_shared_layout_has_32_way_conflicts_and_a_swizzle_removes_
     assert conflicted.instructions == clean.instructions == n_instructions
     assert np.all(conflicted.per_instruction_wavefronts == 32) and conflicted.conflicts == 31 * n_instructions
     assert np.all(clean.per_instruction_wavefronts == 1) and clean.conflicts == 0
+
+
+def test_gluon_transpose_through_unswizzled_shared_memory_has_bank_conflicts():
+    # a Gluon kernel (layouts written by hand) compiled on the CPU: writing rows is conflict-free,
+    # reading columns of an unswizzled 64x64 fp32 buffer puts a warp's 32 words in one bank
+    # (4 warps x 32 loads x 32 wavefronts); the swizzled buffer reads in one wavefront each
+    from fixtures.gluon_kernels import transpose_through_shared
+
+    x, out = torch.randn(64, 64), torch.empty(64, 64)
+    got = {}
+    for swizzle in (False, True):
+        res = layout_jit(transpose_through_shared, (1,), (x, out), {"N": 64, "SWIZZLE": swizzle, "num_warps": 4},
+                         "sm_90")
+        acc = _by_op(res)
+        assert "does not run under Triton's interpreter" in " ".join(res.notes)
+        assert acc["load"].coalescing is None
+        got[swizzle] = (acc["shared_store"].bank_conflicts, acc["shared_load"].bank_conflicts)
+    (st, ld), (st_sw, ld_sw) = got[False], got[True]
+    assert st.wavefronts == st.ideal_wavefronts == 128 and st_sw.conflicts == 0
+    assert (ld.instructions, ld.wavefronts, ld.conflicts) == (128, 4096, 3968)
+    assert (ld_sw.wavefronts, ld_sw.conflicts) == (128, 0)
+    assert acc["shared_load"].shared_layout.params["max_phase"] == 32
+
+
+def test_ldmatrix_operands_are_conflict_free_only_with_the_swizzle():
+    # an mma.sync A operand (64x32 fp16, 2 warps) from Triton's swizzled layout: one wavefront per
+    # 8x8 matrix; the same read from an unswizzled buffer (rows of 64 bytes: rows r and r+2 share
+    # banks) needs 4 wavefronts per matrix
+    import triton.experimental.gluon.language as gl
+
+    from kernels.layout.coalescing import ldmatrix_conflicts
+
+    shape = (64, 32)
+    mma = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 2], instr_shape=[16, 8])
+    threads = thread_map(to_linear(gl.DotOperandLayout(0, mma, 2), shape), shape, 2)
+    swizzled = shared_offsets_of(IRValue(shape, "float16", gl.SwizzledSharedLayout(8, 2, 4, [1, 0]), True, ""))
+    plain = shared_offsets_of(IRValue(shape, "float16", gl.SwizzledSharedLayout(8, 1, 1, [1, 0]), True, ""))
+    good, bad = ldmatrix_conflicts(threads, swizzled, 2, 1), ldmatrix_conflicts(threads, plain, 2, 1)
+    assert good.ideal_wavefronts == bad.ideal_wavefronts == 2 * 32  # each warp reads all 32 matrices of A
+    assert good.wavefronts == 64 and good.conflicts == 0
+    assert bad.wavefronts == 4 * 64 and bad.conflicts == 3 * 64
