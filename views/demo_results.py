@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from kernels.data.backends import GPU, INTERPRETER, is_gpu, is_interpreter
 from kernels.data.results import (
     CheckResult,
     CompileFacts,
@@ -89,7 +90,7 @@ def _synthetic_gbps(values: dict[str, Any], rng: np.random.Generator) -> float:
     return DEMO_PEAK_GBPS * eff * float(rng.uniform(0.97, 1.03))
 
 
-def demo_run_result(values: dict[str, Any] | None = None, *, backend: str = "gpu", metric: str = "GB/s",
+def demo_run_result(values: dict[str, Any] | None = None, *, backend: str = GPU, metric: str = "GB/s",
                     rng: np.random.Generator | None = None, failed_check: bool = False) -> RunResult:
     """One synthetic RunResult; GPU results carry throughput, interpreter ones only wall-clock ms."""
     rng = rng if rng is not None else np.random.default_rng(0)
@@ -98,7 +99,7 @@ def demo_run_result(values: dict[str, Any] | None = None, *, backend: str = "gpu
     n = int(vals.get("N", 1 << 24))
     nbytes = 3 * n * (2 if vals.get("dtype") in ("fp16", "bf16") else 4)
     flops = n
-    interp = backend == "interpreter"
+    interp = is_interpreter(backend)
     if interp:
         ms = 0.5 * math.ceil(n / vals["BLOCK_SIZE"]) * float(rng.uniform(0.9, 1.1))
         timing = Timing("interpreter wall clock", ms, ms * 0.96, ms * 1.05, 3, is_interpreter=True)
@@ -137,14 +138,14 @@ def demo_run_result(values: dict[str, Any] | None = None, *, backend: str = "gpu
     )
 
 
-def demo_run_results(count: int, *, backend: str = "gpu", seed: int = 0) -> list[RunResult]:
+def demo_run_results(count: int, *, backend: str = GPU, seed: int = 0) -> list[RunResult]:
     """``count`` runs stepping through block sizes and warps, as a person trying configs would."""
     rng = np.random.default_rng(seed)
     blocks = [2**k for k in range(6, 15)]
     out = []
     for i in range(count):
         vals = {"BLOCK_SIZE": blocks[i % len(blocks)], "num_warps": (1, 2, 4, 8)[(i // len(blocks)) % 4]}
-        if backend == "interpreter":
+        if is_interpreter(backend):
             vals["N"] = 4096
         out.append(demo_run_result(vals, backend=backend, rng=rng))
     return out
@@ -237,7 +238,7 @@ def demo_compile_facts(values: dict[str, Any] | None = None) -> CompileFacts:
 
 
 def _failed(values: dict[str, Any], message: str, kind: str = "compile") -> RunResult:
-    return RunResult(request=RunRequest("demo", dict(values)), kernel="demo", values=dict(values), backend="gpu",
+    return RunResult(request=RunRequest("demo", dict(values)), kernel="demo", values=dict(values), backend=GPU,
                      device=DEMO_DEVICE, error=ErrorInfo(kind, message), notes=[_NOTE])
 
 
@@ -293,8 +294,8 @@ def demo_history_rows(count: int = 3, seed: int = 0) -> list[dict[str, Any]]:
     now = time.time()
     rows = []
     for i in range(count):
-        backend = "interpreter" if i % 3 == 2 else "gpu"
-        vals = {"BLOCK_SIZE": 2 ** (8 + i % 6), "num_warps": (4, 8)[i % 2], "N": 4096 if backend != "gpu" else 1 << 24}
+        backend = INTERPRETER if i % 3 == 2 else GPU
+        vals = {"BLOCK_SIZE": 2 ** (8 + i % 6), "num_warps": (4, 8)[i % 2], "N": 4096 if not is_gpu(backend) else 1 << 24}
         res = demo_run_result(vals, backend=backend, rng=rng, failed_check=(i % 4 == 3))
         rows.append(history_row(i + 1, res, "GB/s", when=now - 60 * (count - i)))
     return rows

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from kernels.data.backends import is_interpreter
 from kernels.data.results import RunResult
 
 __all__ = ["history_row"]
@@ -19,7 +20,7 @@ def history_row(run_id: int, result: RunResult, metric_unit: str, when: float | 
     have no throughput), ratio_vs_torch, check ("pass" / "fail" / ""), error (message or "").
     """
     m, t = result.metrics, result.timing
-    interp = result.backend == "interpreter" or (t is not None and t.is_interpreter)
+    interp = is_interpreter(result.backend) or (t is not None and t.is_interpreter)
     metric: float | None = None
     unit = metric_unit
     if interp:

@@ -38,6 +38,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kernels.data.backends import NAMES as BACKEND_NAMES
+from kernels.data.backends import is_interpreter
+
 from . import theme
 from .history_rows import history_row
 from .i18n import translate
@@ -219,7 +222,7 @@ class _HistoryModel(QAbstractTableModel):
             return _fmt_num(row.get("ms"))
         if key == "metric":
             if row.get("metric") is None:
-                return translate("HistoryView", "— (interpreter)") if row.get("backend") == "interpreter" else "—"
+                return translate("HistoryView", "— (interpreter)") if is_interpreter(row.get("backend")) else "—"
             return f"{_fmt_num(row.get('metric'))} {row.get('metric_unit', '')}".strip()
         if key == "ratio_vs_torch":
             f = _num(row.get("ratio_vs_torch"))
@@ -230,7 +233,7 @@ class _HistoryModel(QAbstractTableModel):
             c = row.get("check")
             word = {True: "pass", False: "FAIL", "pass": "pass", "fail": "FAIL"}.get(c)
             return _tr(word) if word else str(c or "—")
-        if key == "backend" and row.get(key) in ("gpu", "interpreter"):
+        if key == "backend" and row.get(key) in BACKEND_NAMES:
             return _tr(row[key])
         return str(row.get(key, ""))
 

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kernels.data.backends import GPU, INTERPRETER, is_gpu, is_interpreter
 from kernels.data.params import Param, Rule, validate
 from kernels.data.results import KernelInfo
 
@@ -51,8 +52,8 @@ from .preview import preview
 __all__ = ["ChoiceSpinBox", "IntSpinBox", "ParamPanel", "Pow2SpinBox"]
 
 _INT_MIN, _INT_MAX = -(2**31) + 1, 2**31 - 1
-BACKENDS: tuple[tuple[str, str], ...] = (("gpu", QT_TRANSLATE_NOOP("ParamPanel", "GPU")),
-                                         ("interpreter", QT_TRANSLATE_NOOP("ParamPanel", "Interpreter (CPU)")))
+BACKENDS: tuple[tuple[str, str], ...] = ((GPU, QT_TRANSLATE_NOOP("ParamPanel", "GPU")),
+                                         (INTERPRETER, QT_TRANSLATE_NOOP("ParamPanel", "Interpreter (CPU)")))
 
 
 class IntSpinBox(QSpinBox):
@@ -423,7 +424,7 @@ class ParamPanel(QWidget):
         i = self.backend_combo.findData(backend)
         if i < 0:
             raise ValueError(f"unknown backend {backend!r}")
-        if backend == "gpu" and not self._gpu_available:
+        if is_gpu(backend) and not self._gpu_available:
             return
         self.backend_combo.setCurrentIndex(i)
 
@@ -431,20 +432,20 @@ class ParamPanel(QWidget):
         """Enable or disable the GPU choice; when disabled, ``reason`` is its tooltip and a note."""
         self._gpu_available = bool(available)
         self._gpu_reason = reason
-        item = self.backend_combo.model().item(self.backend_combo.findData("gpu"))
+        item = self.backend_combo.model().item(self.backend_combo.findData(GPU))
         item.setEnabled(self._gpu_available)
         item.setToolTip("" if available else reason)
         if not available:
             self.backend_note.setText(self.tr("GPU unavailable: {reason}. Runs use the Triton interpreter on the CPU.")
                                       .format(reason=reason or self.tr("no CUDA device")))
             self.backend_note.show()
-            if self.backend() == "gpu":
-                self.backend_combo.setCurrentIndex(self.backend_combo.findData("interpreter"))
+            if is_gpu(self.backend()):
+                self.backend_combo.setCurrentIndex(self.backend_combo.findData(INTERPRETER))
         else:
             self.backend_note.hide()
             self.backend_note.setText("")
-            if self.backend() != "gpu" and not self._backend_chosen_by_user:
-                self.backend_combo.setCurrentIndex(self.backend_combo.findData("gpu"))
+            if not is_gpu(self.backend()) and not self._backend_chosen_by_user:
+                self.backend_combo.setCurrentIndex(self.backend_combo.findData(GPU))
 
     def gpu_available(self) -> bool:
         return self._gpu_available
@@ -459,7 +460,7 @@ class ParamPanel(QWidget):
 
     def _update_launch_note(self) -> None:
         if getattr(self, "launch_note", None) is not None:
-            self.launch_note.setVisible(self.backend() == "interpreter")
+            self.launch_note.setVisible(is_interpreter(self.backend()))
 
     def _on_edit(self, *_: Any) -> None:
         if not self._updating:

@@ -25,6 +25,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Signal
 from PySide6.QtWidgets import QLabel, QWidget
 
+from kernels.data.backends import is_interpreter
 from kernels.data.results import RunResult, SweepPoint
 
 from . import theme
@@ -184,8 +185,8 @@ class RooflineView(QWidget):
         self._set(self.sweep_item, sweep)
         best = [(lx, ly) for k, i, lx, ly in self._placed if k == "sweep" and i == self._best]
         self._set(self.best_item, best)
-        interp = any(r.backend == "interpreter" for r in self._runs) or any(
-            p.result.backend == "interpreter" for p in self._sweep)
+        interp = any(is_interpreter(r.backend) for r in self._runs) or any(
+            is_interpreter(p.result.backend) for p in self._sweep)
         if interp != self._hollow:  # interpreter points: hollow, they are no GPU speed
             self._hollow = interp
             for item, colour in ((self.runs_item, theme.TRITON), (self.sweep_item, _SWEEP)):

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from kernels.data import backends
 from kernels.data.results import RunResult, SweepPoint, SweepRank, SweepResult
 from kernels.data.tuning import rank as tune_rank
 
@@ -55,9 +56,9 @@ def is_interpreter(points: Iterable[SweepPoint]) -> bool:
     """True when the sweep ran under the interpreter (its figures are wall-clock milliseconds)."""
     for p in points:
         t = p.result.timing
-        if p.result.backend == "interpreter" or (t is not None and t.is_interpreter):
+        if backends.is_interpreter(p.result.backend) or (t is not None and t.is_interpreter):
             return True
-        if p.result.backend == "gpu":
+        if backends.is_gpu(p.result.backend):
             return False
     return False
 
@@ -316,5 +317,5 @@ def roofline_point(r: RunResult) -> RooflinePoint | None:
         return None
     if not (m.gbps and m.tflops) or not (math.isfinite(m.gbps) and math.isfinite(m.tflops)):
         return None
-    interp = r.backend == "interpreter" or bool(r.timing and r.timing.is_interpreter)
+    interp = backends.is_interpreter(r.backend) or bool(r.timing and r.timing.is_interpreter)
     return RooflinePoint(m.tflops * 1e3 / m.gbps, m.tflops, interp)

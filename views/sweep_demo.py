@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from kernels.data.backends import GPU, is_interpreter
 from kernels.data.results import (
     CompileFacts,
     ErrorInfo,
@@ -41,12 +42,12 @@ _SHARED_LIMIT = 232448
 _NOTE = "synthetic demo data"
 
 
-def demo_run(values: dict[str, Any], ms: float, *, backend: str = "gpu", spread: float = 0.03,
+def demo_run(values: dict[str, Any], ms: float, *, backend: str = GPU, spread: float = 0.03,
              peaks: bool = True) -> RunResult:
     """A passing run of ``values`` timed at ``ms`` (figures from the matmul work model)."""
     m, n, k = values.get("M", 4096), values.get("N", 4096), values.get("K", 4096)
     flops, nbytes = 2 * m * n * k, 2 * (m * k + k * n + m * n)
-    interp = backend == "interpreter"
+    interp = is_interpreter(backend)
     t = Timing("interpreter wall clock (CPU), not GPU speed" if interp else "synthetic", ms, ms * (1 - spread),
                ms * (1 + spread), 1 if interp else 20, is_interpreter=interp)
     metrics = Metrics(bytes_moved=nbytes, flops=flops, gbps=nbytes / ms / 1e6, tflops=flops / ms / 1e9,
@@ -87,10 +88,10 @@ def demo_sweep_tune(seed: int = 0) -> SweepResult:
         if shared > _SHARED_LIMIT:
             pruned = (f"shared memory: needs about {shared:,} B ((BLOCK_M*BLOCK_K + BLOCK_K*BLOCK_N) x 2 B (fp16) "
                       f"x 4 stages), the device allows {_SHARED_LIMIT:,} B per program")
-            res = RunResult(RunRequest("matmul", values), "matmul", values, "gpu", DEMO_DEVICE, notes=[_NOTE],
+            res = RunResult(RunRequest("matmul", values), "matmul", values, GPU, DEMO_DEVICE, notes=[_NOTE],
                             error=ErrorInfo("pruned", f"skipped before compiling: {pruned}"))
         elif v == {"BLOCK_M": 256, "BLOCK_N": 32, "BLOCK_K": 64, "num_warps": 4}:
-            res = RunResult(RunRequest("matmul", values), "matmul", values, "gpu", DEMO_DEVICE, notes=[_NOTE],
+            res = RunResult(RunRequest("matmul", values), "matmul", values, GPU, DEMO_DEVICE, notes=[_NOTE],
                             error=ErrorInfo("compile", "out of resources: registers (synthetic)"))
         else:
             res = demo_run(values, _ms(v, rng))

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kernels.data.backends import is_interpreter
 from kernels.data.params import is_pow2
 from kernels.data.results import SweepPoint, SweepResult
 
@@ -280,7 +281,7 @@ class SweepView(QWidget):
             key.append(values.index(p.values[name]))
         self._points[tuple(key)] = p
         if p.result.timing is not None:
-            self._interp = p.result.backend == "interpreter" or p.result.timing.is_interpreter
+            self._interp = is_interpreter(p.result.backend) or p.result.timing.is_interpreter
 
     def _value(self, p: SweepPoint) -> float | None:
         if point_failure(p):

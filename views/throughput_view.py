@@ -32,6 +32,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QLabel, QPushButton, QWidget
 
+from kernels.data.backends import GPU, INTERPRETER, is_interpreter
 from kernels.data.results import RunResult
 
 from . import theme
@@ -70,7 +71,7 @@ def result_figures(r: RunResult, metric: str) -> dict[str, float] | None:
         return None
     m = r.metrics
     nan = float("nan")
-    if t.is_interpreter or r.backend == "interpreter":
+    if t.is_interpreter or is_interpreter(r.backend):
         torch_ms = m.torch_timing.median_ms if (m and m.torch_timing) else nan
         return {"y": t.median_ms, "lo": t.p20_ms, "hi": t.p80_ms, "torch": torch_ms}
     tflops = metric == "TFLOP/s"
@@ -136,11 +137,11 @@ class ThroughputView(QWidget):
         theme.configure()
         self._metric = metric
         self._results: list[RunResult] = []
-        self._series = {"gpu": _Series(), "interpreter": _Series()}
-        self._mode = "gpu"
+        self._series = {GPU: _Series(), INTERPRETER: _Series()}
+        self._mode = GPU
         self._dense = False
         self._pens = (False, False)  # (thin, dense) the line pens are for
-        self._dots: tuple[str, int] = ("gpu", 0)  # (series, runs) the scatter holds
+        self._dots: tuple[str, int] = (GPU, 0)  # (series, runs) the scatter holds
         self._shown_mode: tuple[str, str] | None = None  # (mode, metric) the labels say
         self._peak_override: float | None = None
         self._peak_from_results: float | None = None
@@ -243,12 +244,12 @@ class ThroughputView(QWidget):
         if figs is None:
             self._schedule()
             return False
-        mode = "interpreter" if (result.backend == "interpreter" or result.timing.is_interpreter) else "gpu"
+        mode = INTERPRETER if (is_interpreter(result.backend) or result.timing.is_interpreter) else GPU
         ok = 1.0 if (result.check is None or result.check.passed) else 0.0
         flag = self._flags(result, mode)
         self._series[mode].append(x=run_no, y=figs["y"], lo=figs["lo"], hi=figs["hi"], torch=figs["torch"],
                                   idx=run_no - 1, ok=ok, flag=flag)
-        if mode == "gpu" and result.metrics is not None:
+        if mode == GPU and result.metrics is not None:
             peak = result.metrics.peak_tflops if self._metric == "TFLOP/s" else result.metrics.peak_gbps
             if peak:
                 self._peak_from_results = peak
@@ -260,10 +261,10 @@ class ThroughputView(QWidget):
 
     def clear(self) -> None:
         self._results = []
-        self._series = {"gpu": _Series(), "interpreter": _Series()}
+        self._series = {GPU: _Series(), INTERPRETER: _Series()}
         self._peak_from_results = None
         self._peak_source, self._peak_datasheet = "", None
-        self._mode = "gpu"
+        self._mode = GPU
         self.flush()  # the empty state; auto range comes back with the next run
 
     def set_peak(self, value: float | None) -> None:
@@ -334,7 +335,7 @@ class ThroughputView(QWidget):
             self.error_bars.setData(x=x, y=y, top=s["hi"] - y, bottom=y - s["lo"])
         tmask = np.isfinite(s["torch"])
         self.torch_line.setData(x[tmask], s["torch"][tmask])
-        peak = self.peak() if self._mode == "gpu" else None
+        peak = self.peak() if self._mode == GPU else None
         if peak:
             self.peak_line.setValue(peak)
             self.peak_line.show()  # before setFormat: a hidden label ignores text updates
@@ -384,7 +385,7 @@ class ThroughputView(QWidget):
     def _flags(self, result: RunResult, mode: str) -> int:
         flag = 0
         c = getattr(result, "clocks", None)
-        if mode == "gpu" and c is not None and getattr(c, "throttled", False):
+        if mode == GPU and c is not None and getattr(c, "throttled", False):
             flag |= FLAG_THROTTLED
         # a spread needs reps: an interpreter run is one launch (p20 = p80), never an outlier
         earlier = [i for i in self._same_config_runs(result) if self._results[i].timing.n_reps >= _OUTLIER_MIN_REPS]
@@ -407,7 +408,7 @@ class ThroughputView(QWidget):
         figs = result_figures(r, self._metric) or {}
         lines = [self.tr("Run {n}").format(n=run_index + 1) + f" · {r.backend} · {r.device}", format_values(r.values)]
         t = r.timing
-        if r.backend == "interpreter" or (t and t.is_interpreter):
+        if is_interpreter(r.backend) or (t and t.is_interpreter):
             lines.append(self.tr("interpreter wall clock: {median} ms [p20 {p20}, p80 {p80}] — not GPU speed").format(
                 median=_fmt(t.median_ms), p20=_fmt(t.p20_ms), p80=_fmt(t.p80_ms)))
             if math.isfinite(figs.get("torch", math.nan)):
@@ -482,7 +483,7 @@ class ThroughputView(QWidget):
             self._timer.start(int(min(_REDRAW_MAX_MS, max(_REDRAW_MS, frame_ms))))
 
     def _apply_mode(self) -> None:
-        interp = self._mode == "interpreter"
+        interp = self._mode == INTERPRETER
         self.banner.setVisible(interp)
         if self._shown_mode == (self._mode, self._metric):
             return  # rich-text labels cost ~2 ms to set, even unchanged
@@ -516,7 +517,7 @@ class ThroughputView(QWidget):
             return
         i = int(s["idx"][-1])
         y = float(s["y"][-1])
-        if self._mode == "interpreter":
+        if self._mode == INTERPRETER:
             text = self.tr("Run {n}: {ms} ms (interpreter wall clock)").format(n=i + 1, ms=_fmt(y))
         else:
             text = self.tr("Run {n}").format(n=i + 1) + f": {_fmt(y)} {self._metric}"
@@ -526,7 +527,7 @@ class ThroughputView(QWidget):
             tv = float(s["torch"][-1])
             if math.isfinite(tv):
                 text += f"; torch {_fmt(tv)} {self._metric} (Triton/torch {y / tv:.2f}×)"
-        skipped = len(self._results) - self._series["gpu"].n - self._series["interpreter"].n
+        skipped = len(self._results) - self._series[GPU].n - self._series[INTERPRETER].n
         if skipped:
             text += self.tr(" · {n} run(s) without timing").format(n=skipped)
         self.summary.setText(text)
