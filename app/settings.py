@@ -30,6 +30,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from kernels.data.safe_json import DamagedFile, read_json_file
+
 from .paths import settings_path
 
 __all__ = ["DEFAULT_TIMEOUT_S", "Settings"]
@@ -39,6 +41,8 @@ __all__ = ["DEFAULT_TIMEOUT_S", "Settings"]
 DEFAULT_TIMEOUT_S = 120.0
 
 _VERSION = 1
+#: larger than any settings file (a few KB, saved layouts included): not read, said damaged
+MAX_BYTES = 4 << 20
 
 
 @dataclass
@@ -64,16 +68,12 @@ class Settings:
         p = Path(path) if path is not None else settings_path(create_dir=False)
         s = cls(path=p)
         try:
-            text = p.read_text(encoding="utf-8")
-        except (FileNotFoundError, NotADirectoryError):  # none yet (its folder may not even be creatable)
+            data = read_json_file(p, MAX_BYTES)
+        except FileNotFoundError:  # none yet (its folder may not even be creatable)
             return s
-        except (OSError, UnicodeDecodeError) as e:
-            s.warning = _aside(p, f"cannot be read ({type(e).__name__}: {e})")
-            return s
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            s.warning = _aside(p, f"is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})")
+        except DamagedFile as e:
+            s.warning = (f"The settings file {p} {e.why}; the default settings are used." if not e.movable
+                         else _aside(p, e.why, move=e.huge))
             return s
         if not isinstance(data, dict):
             s.warning = _aside(p, f"holds a JSON {type(data).__name__}, not an object")
@@ -185,8 +185,19 @@ def _timeout(v: Any) -> Any:
     return float(v)
 
 
+def _scalar(v: Any) -> bool:
+    """A parameter value the panel can show: a number, a short text, a flag or None."""
+    if v is None or isinstance(v, (bool, float)):
+        return True
+    if isinstance(v, int):
+        return v.bit_length() <= 3000  # ~900 digits: beyond any size, and printable
+    return isinstance(v, str) and len(v) <= 1000
+
+
 def _values(v: Any) -> Any:
     if not isinstance(v, dict) or not all(isinstance(x, dict) for x in v.values()):
+        return _INVALID
+    if not all(isinstance(k, str) and _scalar(y) for x in v.values() for k, y in x.items()):
         return _INVALID
     return {str(k): dict(x) for k, x in v.items()}
 
@@ -232,16 +243,21 @@ def _jsonable(v: Any) -> Any:
     return str(v)
 
 
-def _aside(p: Path, why: str) -> str:
-    """Copy a damaged settings file aside; return the message for the user."""
+def _aside(p: Path, why: str, move: bool = False) -> str:
+    """Copy a damaged settings file aside (move it, when it is too large to copy); return the
+    message for the user."""
     backup = p.with_name(f"{p.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
     k = 1
     while backup.exists():
         backup = p.with_name(f"{p.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{k}")
         k += 1
     try:
-        shutil.copy2(p, backup)
-        kept = f"A copy was kept as {backup.name}."
+        if move:
+            os.replace(p, backup)
+            kept = f"It was moved to {backup.name}."
+        else:
+            shutil.copy2(p, backup)
+            kept = f"A copy was kept as {backup.name}."
     except OSError as e:
         kept = f"It could not be copied aside ({e})."
     return f"The settings file {p} {why}; the default settings are used. {kept}"

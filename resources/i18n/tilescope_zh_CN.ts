@@ -1632,6 +1632,10 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>正在检查 {file}…</translation>
     </message>
     <message>
+        <source>Your progress could not be saved: {error}</source>
+        <translation>无法保存你的学习进度：{error}</translation>
+    </message>
+    <message>
         <source>Solution</source>
         <translation>答案</translation>
     </message>

@@ -126,6 +126,8 @@ class LessonView(Retranslating, QWidget):
         first = next_lesson(self._progress, names) or (names[0] if names else None)
         if first is not None:
             self.select_lesson(first)
+        if self._progress.warning:  # the saved progress was damaged (kept aside): say so
+            self.status.setText(self._progress.warning)
 
     def _build_hints(self) -> None:
         self.hints_title = QLabel(self)
@@ -399,7 +401,12 @@ class LessonView(Retranslating, QWidget):
 
     def _save(self, progress: Progress) -> None:
         self._progress = progress
-        save_progress(self._progress_dir, progress)
+        try:
+            save_progress(self._progress_dir, progress)
+            self.status.setText("")
+        except OSError as e:  # a folder in the file's place, a full or read-only disk: kept for this session
+            self.status.setText(self.tr("Your progress could not be saved: {error}").format(
+                error=e.strerror or str(e)))
         self.progressChanged.emit(progress)
 
 
