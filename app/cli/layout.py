@@ -54,6 +54,7 @@ def cmd_layout(args: argparse.Namespace) -> int:
     req = LayoutRequest(kernel=spec.name, values=values, target=args.target, user_file=args.file,
                         coalescing=not args.no_coalescing, programs=args.programs, seed=args.seed)
     res = compute("layout", req, args)
+    _quiet_exit()
     if res.error is not None:
         return error_exit(res.error, args.verbose)
     shown = res.accesses if args.line is None else res.at_line(args.line)
@@ -79,6 +80,28 @@ def cmd_layout(args: argparse.Namespace) -> int:
         if not args.json:
             print(f"wrote {args.png}")
     return EXIT_OK
+
+
+def _quiet_exit() -> None:
+    """Triton 3.9's Gluon builder keeps four ``ir.attribute`` objects alive for the process once
+    it has made a layout, and nanobind lists them (with hundreds of lines of its own types) on
+    stderr as "leaked" when the interpreter shuts down. After this command's output, stderr is
+    pointed at /dev/null for that shutdown only (an exit handler registered now runs before the
+    extension modules are torn down)."""
+    import atexit
+    import os
+    import sys
+
+    def close_stderr() -> None:
+        try:
+            sys.stderr.flush()
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 2)
+        except OSError:
+            pass
+
+    if "triton._C.libtriton" in sys.modules:
+        atexit.register(close_stderr)
 
 
 def _short_layout(a: Any) -> str:
