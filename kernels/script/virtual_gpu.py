@@ -15,6 +15,8 @@ runs the kernels (``cuda_on_cpu`` serves ``device='cuda'`` there).
 - ``torch.cuda.is_available()`` is true for the script's code the same way; the getters that would
   raise without CUDA (capability, properties, device count, streams, events, memory statistics)
   answer for the virtual GPU to anyone.
+- Triton's cuBLAS binding (``nvidia.cublas.CublasLt``, tutorial 09's reference) multiplies with
+  torch on the CPU.
 - ``torch.cuda.Event(enable_timing=True)`` records host time: ``elapsed_time`` is real wall-clock
   milliseconds of the CPU's interpreter, which mean nothing about a GPU (the notes say so).
 
@@ -263,6 +265,27 @@ def _cuda_patches(s: _Session) -> dict[str, Any]:
     }
 
 
+class _TorchBlas:
+    """Triton's ``nvidia.cublas.CublasLt(workspace)`` without CUDA: ``matmul(a, b, c)`` computes
+    ``c = a @ b.T`` (the binding's contract: ``b`` is N×K) with torch on the CPU, in float32."""
+
+    def __init__(self, workspace: Any = None) -> None:
+        pass
+
+    def matmul(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
+        c.copy_((a.float() @ b.float().T).to(c.dtype))
+
+
+def _blas_patches() -> list[tuple[Any, str, Any]]:
+    """(object, name, stand-in) for the cuBLAS binding a script may build (tutorial 09)."""
+    try:
+        from triton._C.libtriton import nvidia
+    except ImportError:
+        return []
+    blas = getattr(nvidia, "cublas", None)
+    return [(blas, "CublasLt", _TorchBlas)] if blas is not None and hasattr(blas, "CublasLt") else []
+
+
 @contextlib.contextmanager
 def virtual_gpu(script: str, arch: str | None = None) -> Iterator[_Session]:
     """Answer the device checks of the script at ``script`` (and files beside it) as the virtual
@@ -271,13 +294,18 @@ def virtual_gpu(script: str, arch: str | None = None) -> Iterator[_Session]:
     tensor_saved = {k: torch.Tensor.__dict__.get(k) for k in ("is_cuda", "device")}
     cuda = _cuda_patches(s)
     cuda_saved = {k: torch.cuda.__dict__.get(k, _MISSING) for k in cuda}
+    blas = [(obj, name, getattr(obj, name), new) for obj, name, new in _blas_patches()]
     try:
+        for obj, name, _, new in blas:
+            setattr(obj, name, new)
         for k, v in _tensor_patches(s).items():
             setattr(torch.Tensor, k, v)
         for k, v in cuda.items():
             setattr(torch.cuda, k, v)
         yield s
     finally:
+        for obj, name, old, _ in blas:
+            setattr(obj, name, old)
         for k, v in tensor_saved.items():
             if v is None:
                 with contextlib.suppress(AttributeError):

@@ -129,6 +129,14 @@ def test_gluon_kernel_on_the_cpu_says_what_it_needs():
     assert "internal error" not in cap.error.lower()
 
 
+def test_a_script_launching_only_inside_its_benchmark_gives_that_launch():
+    cap, (spec,) = _open("bench_only.py")
+    assert "reached its benchmark" in cap.stopped and cap.launches[0].wrapper == "scale"
+    assert cap.launches[0].args[0].shape == (300,)  # the benchmark's first point, N=300
+    assert any("launched nothing before its benchmark" in n for n in cap.notes)
+    _run(spec)
+
+
 @pytest.mark.parametrize(("script", "expect"), [
     ("no_launch.py", "ran to its end"),
     ("missing_package.py", "pip install tilescope_absent_pkg"),

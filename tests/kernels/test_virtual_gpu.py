@@ -80,3 +80,21 @@ def test_everything_is_put_back(tmp_path):
         assert torch.cuda.is_available() is False
         with pytest.raises((AssertionError, RuntimeError)):
             torch.cuda.get_device_capability()
+
+
+def test_tritons_cublas_binding_multiplies_on_the_cpu(tmp_path):
+    path = tmp_path / "blas.py"
+    path.write_text(textwrap.dedent("""
+        import torch
+        from triton._C.libtriton import nvidia
+        blas = nvidia.cublas.CublasLt(torch.empty(1024, dtype=torch.uint8))
+        a, b = torch.randn(8, 16, dtype=torch.float16), torch.randn(4, 16, dtype=torch.float16)
+        c = torch.empty(8, 4, dtype=torch.float16)
+        blas.matmul(a, b, c)
+        OK = torch.allclose(c.float(), a.float() @ b.float().T, atol=1e-2)
+    """))
+    with virtual_gpu(str(path)):
+        assert runpy.run_path(str(path))["OK"] is True
+    from triton._C.libtriton import nvidia
+
+    assert nvidia.cublas.CublasLt.__module__.startswith("triton")  # the real binding is back
