@@ -66,6 +66,7 @@ from .window.startup import AfterFirstFrame, freeze_startup_objects
 from .window.status_line import StatusLine
 from .window.sweep_setup import SweepLauncher
 from .window.sweep_tabs import SweepTabs
+from .window.threads_tab import ThreadsTab
 from .window.timeline_dock import GpuTraceViews
 from .window.widgets import StatusStrip
 
@@ -146,6 +147,8 @@ class MainWindow(QMainWindow):
         self.compile_targets = CompileTargets(self.compile_view, self.panel, ev, c.compile_for_target,
                                               lambda: c.ready, s.info, WindowReadings.defer, self)
         self.kernel_traces = KernelTraces(self.grid, s, ev, c.show_trace)
+        self.threads = ThreadsTab(self.grid_pane.tabs, self.source, self.panel, ev, c.request_layout, s.info,
+                                  s.user_file, lambda: c.ready, self)
         self.full_res = FullResolution(self.grid, ev, c.request_region, self.show_status, self)
         self.gpu_views = GpuTraceViews(self, self.plot_tabs, self.grid, self.banner,
                                        (self.trace_action, self.run_action), ev, c.compare_backends, self.panel, c)
@@ -251,6 +254,23 @@ class MainWindow(QMainWindow):
     def start_sweep(self, axes: dict[str, list[Any]]) -> int | None:
         """Sweep ``axes`` (one or two parameters) with the panel's other values."""
         return self.controller.start_sweep(axes)
+
+    def resume_sweep(self) -> int | None:
+        return self.controller.resume_sweep()
+
+    def cancel(self) -> None:
+        self.controller.cancel()
+
+    def trace_window(self) -> tuple[str | None, str]:
+        """(the Programs field as a window text or None for all, why it is invalid or "")."""
+        return self.controller.trace_window()
+
+    def load_values(self, kernel: str, values: dict[str, Any], backend: str | None = None) -> bool:
+        """Put a past configuration back into the parameter panel."""
+        return self.controller.load_values(kernel, values, backend)
+
+    def reload_run(self, run_id: int) -> bool:
+        return self.controller.reload_run(run_id)
 
     def open_kernel_file(self, path: str) -> int | None:
         """Load (or reload) a user's kernel file in the worker."""

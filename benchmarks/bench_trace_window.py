@@ -89,14 +89,13 @@ class _Window:
         self.win.grid.graphics_view().viewport().installEventFilter(self._watch)
         self.stages: list[tuple[float, str]] = []
         self.t0 = 0.0
-        orig = self.win.set_stage
+        from app.events import StageShown
 
-        def set_stage(text, fraction=None, busy=False):
-            if not self.stages or self.stages[-1][1] != text:
-                self.stages.append((round(time.perf_counter() - self.t0, 2), text))
-            return orig(text, fraction, busy)
+        def on_stage(e: StageShown) -> None:
+            if not self.stages or self.stages[-1][1] != e.text:
+                self.stages.append((round(time.perf_counter() - self.t0, 2), e.text))
 
-        self.win.set_stage = set_stage  # the controller calls the view's method by name
+        self.win.events.subscribe(StageShown, on_stage)  # every stage the controller shows
         self.shipped: list[int] = []
         self.result_at: float | None = None
 

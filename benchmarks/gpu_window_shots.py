@@ -47,14 +47,20 @@ def settle(ms: int = 400) -> None:
 
 def trace_case(win, backend: str, kernel: str, values: dict, timeout: float) -> tuple[float, object]:
     """Pick ``kernel`` with ``values`` on ``backend`` and press Trace; (seconds to drawn, the answer)."""
+    from app.events import TraceAnswered
+
     answers: list = []
-    win.controller.trace_hooks.append(answers.append)
+
+    def answered(e: TraceAnswered) -> None:
+        answers.append(e.result)
+
+    win.events.subscribe(TraceAnswered, answered)
     try:
         assert win.select_kernel(kernel), f"no kernel {kernel}"
         wait_until(lambda: win.panel.kernel() is not None and win.panel.kernel().name == kernel, 30, "the kernel")
         win.set_param_values(values)
         win.set_backend(backend)
-        if win.backend() != backend:
+        if win.panel.backend() != backend:
             raise SystemExit(f"the window cannot use the {backend} backend here: {win.session.gpu_reason}")
         win.window_edit.clear()
         t0 = time.perf_counter()
@@ -66,7 +72,7 @@ def trace_case(win, backend: str, kernel: str, values: dict, timeout: float) -> 
         wait_until(lambda: win.grid.trace() is res.trace and not win.grid.is_loading(), timeout, "the grid drawn")
         return time.perf_counter() - t0, res
     finally:
-        win.controller.trace_hooks.remove(answers.append)
+        win.events.unsubscribe(TraceAnswered, answered)
 
 
 def shoot(win, out: Path, kernel: str) -> list[Path]:
