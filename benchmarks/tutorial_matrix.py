@@ -12,13 +12,14 @@ process (``--jobs`` at a time):
   the run there (``benchmarks/_plain_run.py``), everything before is the script's own code;
 - Tilescope open (``kernels.script.open_script``): launches captured, or the one-line answer;
 - first launch as captured: run and checked against its golden outputs (PASS/FAIL);
-- a changed configuration: the first power-of-two block constexpr halved (else num_warps
-  changed), run and checked;
+- a changed configuration: num_warps changed and the first power-of-two block constexpr doubled
+  (halved above 1024), run and checked;
 - trace: the interpreter trace of the first launch (CPU); on a GPU, the interpreter-vs-GPU
   compare of it (``kernels.gpu_trace.serve.compare_backends``: outputs equal within twice the
   tolerance, writer maps recorded on the GPU).
 
-Each stage has a time limit (``--budget`` seconds, the capture's own budget too) and reports its
+Each stage has a time limit (``--budget`` seconds, the capture's own budget too; three times that
+for the trace) and reports its
 own failure; the JSON keeps every message. On the CPU each process may map at most ``--mem-gb``
 (8) GiB, so a tutorial that allocates GPU-sized inputs on the host fails alone instead of starving
 the machine. Needs torch and triton, no Qt.
@@ -52,13 +53,17 @@ def first_line(text: str, limit: int = 240) -> str:
 # -- one tutorial, in this process (the child) ----------------------------------------------------
 
 def _changed(spec) -> dict:
-    """A configuration other than the captured one: the first power-of-two block size halved (not
-    below 16), else num_warps changed."""
-    for p in spec.params:
-        if p.kind == "constexpr" and getattr(p, "pow2", False) and "BLOCK" in p.name.upper() and int(p.default) >= 32:
-            return {p.name: int(p.default) // 2}
+    """A configuration other than the captured one: num_warps changed (4 <-> 8) and the first
+    power-of-two block size doubled (halved above 1024: a softmax row must fit its block, so
+    smaller is not always valid; larger is)."""
     warps = next((int(p.default) for p in spec.params if p.name == "num_warps"), 4)
-    return {"num_warps": 8 if warps != 8 else 4}
+    out = {"num_warps": 8 if warps != 8 else 4}
+    for p in spec.params:
+        if p.kind == "constexpr" and getattr(p, "pow2", False) and "BLOCK" in p.name.upper():
+            v = int(p.default)
+            out[p.name] = v * 2 if v <= 1024 else v // 2
+            break
+    return out
 
 
 def _run(spec, values: dict, backend: str) -> dict:
@@ -142,7 +147,7 @@ def one(path: str, backend: str, budget: float) -> dict:
                       ("changed", lambda: _run(spec, _changed(spec), backend)),
                       ("trace", lambda: _trace(spec, backend))):
         try:
-            row[stage] = _limited(fn, budget)
+            row[stage] = _limited(fn, budget * (3 if stage == "trace" else 1))
         except Exception as e:  # noqa: BLE001 - each stage reports its own failure
             row[stage] = {"verdict": "ERROR", "message": f"{type(e).__name__}: {first_line(str(e))}"}
     return row
@@ -166,7 +171,7 @@ def _child(path: Path, args: argparse.Namespace) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     mem = args.mem_gb if args.mem_gb is not None else (8.0 if args.backend == "interpreter" else 0.0)
     row: dict = {"tutorial": str(path.relative_to(args.dir)), "backend": args.backend}
-    limit = args.budget * 5 + 120
+    limit = args.budget * 7 + 120
     if args.plain:
         t0 = time.perf_counter()
         try:
