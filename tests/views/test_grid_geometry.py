@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import QPointF
+from PySide6.QtWidgets import QApplication
 
 from views.demo import DEMOS, demo_attention, demo_matmul, demo_vector_add, load, repeat_programs
 from views.grid_view import GridView
@@ -123,13 +124,33 @@ def _scene_centre(view: GridView, tensor: str, flat: int) -> QPointF:
     return image.mapToScene(QPointF(c + 0.5, r + 0.5))
 
 
+def _settled(qtbot, view: GridView) -> None:
+    """Wait (on conditions, not a clock: a loaded CI machine delivers a resize late) until the
+    view's size has reached its maps: no resize pending, no refit waiting for one."""
+    def still() -> bool:
+        size = view.graphics_view().viewport().size()
+        QApplication.processEvents()
+        return not view._fit_timer.isActive() and view.graphics_view().viewport().size() == size
+
+    qtbot.waitUntil(still, timeout=120_000)
+
+
 def _hovered_element(qtbot, view: GridView, tensor: str, flat: int) -> str:
     """Move the mouse where ``element_pos`` says the element is; the element the view reports."""
+    _settled(qtbot, view)
     pos = view.element_pos(tensor, flat)
     seen = []
-    view.elementHovered.connect(lambda t, i: seen.append((t, i)))
-    qtbot.mouseMove(view.graphics_view().viewport(), pos)
-    qtbot.waitUntil(lambda: bool(seen), timeout=2000)
+
+    def on_hover(t: str, i: int) -> None:
+        seen.append((t, i))
+
+    view.elementHovered.connect(on_hover)
+    try:
+        qtbot.mouseMove(view.graphics_view().viewport(), pos)
+        # generous: the hover arrives in an event-loop turn, which a loaded machine may take long to give
+        qtbot.waitUntil(lambda: bool(seen), timeout=120_000)
+    finally:
+        view.elementHovered.disconnect(on_hover)
     assert view.element_at(pos) == (tensor, flat)
     return seen[-1]
 
