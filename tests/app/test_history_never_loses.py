@@ -326,3 +326,16 @@ def test_tilescope_never_opens_the_database_file_while_a_connection_to_it_is_liv
     second.close()
     first.close()
     assert _runs_in_file(db) == [0]
+
+
+def test_a_short_soak_of_locks_full_disks_and_kills_loses_no_run(tmp_path):
+    # benchmarks/soak_history.py, 120 runs (the 1,000-run figures are in docs/benchmarks/soak.md)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import soak_history
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    res = soak_history.soak(tmp_path / "history.db", 120, seed=7, log=lambda *_: None)
+    assert res["kills"] and res["lock_holders"] and res["full_windows"], res  # the seed exercises all three
+    assert res["missing"] == [] and res["duplicates"] == 0 and res["rows_in_file"] == res["acknowledged"] == 120
+    assert res["integrity"] == "ok" and res["journals_left"] == []
