@@ -15,7 +15,13 @@
    clocks.
 3. **Short kernels** (an estimated time under ``SHORT_MS``) get at least ``short_min_reps`` reps:
    the median of a few-µs kernel then rests on hundreds of event pairs; the p20–p80 spread comes
-   with every median.
+   with every median. Where a round of reps is short on the GPU (an L2 flush and a few µs of
+   kernel), the host's launching is what keeps up with it: a host slowed down by a pause (a CPU
+   waking from idle) would leave the GPU waiting between an event and its kernel, and that wait
+   would be timed. So such reps are queued behind GPU spins (``torch.cuda._sleep``, outside the
+   events): the host stays ahead and each event pair holds the kernel alone.
+5. **Clock moved during the reps** (a power cap biting after the warm-up looked steady): the reps
+   are taken once more, the GPU now in the state the first reps left it, and those are kept.
 4. **Clocks recorded.** The SM and memory clock, temperature, power and the clock-event reasons
    (NVML) are read after the reps and kept with the result (``kernels.data.results.Clocks``):
    a run whose SM clock sat under ``THROTTLE_FRACTION`` of the top clock for a named reason, or
@@ -37,7 +43,7 @@ from ..data.results import Clocks, Timing
 
 __all__ = ["Budget", "FULL", "LIVE", "SWEEP", "Measurement", "NvmlSensor", "Reading", "SHORT_MS",
            "STEADY_SPAN_S", "STEADY_TOLERANCE", "THROTTLE_FRACTION", "WarmUp", "clocks_unknown",
-           "measure", "reason_names", "same_clock", "sensor", "set_sensor", "steady", "time_interleaved",
+           "measure", "moved", "reason_names", "reps_until_still", "same_clock", "sensor", "set_sensor", "steady", "time_interleaved",
            "warm_up",
            "GPU_METHOD"]
 
@@ -53,6 +59,11 @@ STEADY_TOLERANCE = 0.03
 THROTTLE_FRACTION = 0.9
 #: one warm-up chunk keeps the GPU busy this long (ms of launches, then a synchronize)
 CHUNK_MS = 8.0
+#: a round of reps shorter than this on the GPU (ms) is queued behind spins (see the module doc):
+#: SPIN_LEAD_MS of spin first, then SPIN_MS of spin after every SPIN_MS of rounds
+LEAD_ROUND_MS = 0.5
+SPIN_LEAD_MS = 5.0
+SPIN_MS = 2.0
 
 
 @dataclass(frozen=True)
@@ -259,13 +270,13 @@ def same_clock(clocks: Clocks | None) -> bool:
 def _clocks(sens: NvmlSensor, before: Reading, after: Reading, w: WarmUp) -> Clocks:
     reasons = reason_names(after.reasons)
     caps = [r for r in reasons if r in _CAPS]
-    moved = abs(after.sm_mhz - before.sm_mhz) > STEADY_TOLERANCE * max(before.sm_mhz, 1)
+    shifted = moved(before, after)
     held = after.sm_mhz < THROTTLE_FRACTION * sens.max_sm_mhz
-    throttled = bool(held and (caps or not reasons)) or moved or w.steady is False
+    throttled = bool(held and (caps or not reasons)) or shifted or w.steady is False
     why = []
     if held:
         why.append(f"SM clock {after.sm_mhz} of {sens.max_sm_mhz} MHz" + (f" ({', '.join(caps)})" if caps else ""))
-    if moved:
+    if shifted:
         why.append(f"clock moved during the reps ({before.sm_mhz} → {after.sm_mhz} MHz)")
     if w.steady is False:
         why.append(f"clock not steady after {w.seconds:.2f} s of warm-up")
@@ -283,6 +294,26 @@ def _clocks(sens: NvmlSensor, before: Reading, after: Reading, w: WarmUp) -> Clo
 class Measurement:
     timings: list[Timing]  # one per kernel, in the order given
     clocks: Clocks
+
+
+def moved(before: Reading, after: Reading) -> bool:
+    """The SM clock changed by more than STEADY_TOLERANCE between two readings."""
+    return abs(after.sm_mhz - before.sm_mhz) > STEADY_TOLERANCE * max(before.sm_mhz, 1)
+
+
+def reps_until_still(take: Callable[[], list[list[float]]], sens: NvmlSensor | None,
+                     tries: int = 2) -> tuple[list[list[float]], Reading | None, Reading | None]:
+    """``take()`` the reps between two sensor readings; if the clock moved meanwhile, take them
+    again (at most ``tries`` times in all) and keep the last. (samples, before, after)."""
+    samples: list[list[float]] = []
+    before = after = None
+    for _ in range(max(1, tries)):
+        before = sens.read() if sens is not None else None
+        samples = take()
+        after = sens.read() if sens is not None else None
+        if before is None or after is None or not moved(before, after):
+            break
+    return samples, before, after
 
 
 def _l2_flush_buffer() -> Any:
@@ -327,7 +358,14 @@ def time_interleaved(fns: Sequence[Callable[[], Any]], budget: Budget, est_ms: S
     k = len(fns)
     starts = [[torch.cuda.Event(enable_timing=True) for _ in range(reps)] for _ in range(k)]
     ends = [[torch.cuda.Event(enable_timing=True) for _ in range(reps)] for _ in range(k)]
+    spin = getattr(torch.cuda, "_sleep", None) if per_round < LEAD_ROUND_MS else None
+    every = max(1, int(SPIN_MS / per_round))
+    cycles_per_ms = 2.0e6  # at a ~2 GHz SM clock; a slower clock only spins longer
+    if spin is not None:
+        spin(int(SPIN_LEAD_MS * cycles_per_ms))
     for r in range(reps):
+        if spin is not None and r and r % every == 0:
+            spin(int(SPIN_MS * cycles_per_ms))
         for j in range(k):
             i = (j + r) % k
             flush.zero_()
@@ -371,13 +409,11 @@ def measure(fns: Sequence[Callable[[], Any]], budget: Budget = FULL, method: str
     flush = _l2_flush_buffer()
     est = _estimate_ms(fns, flush)
     w = warm_up(_chunk_load(fns, est), sens, budget) if warm else WarmUp()
-    before = sens.read() if sens is not None else None
-    samples = time_interleaved(fns, budget, est, flush)
+    samples, before, after = reps_until_still(lambda: time_interleaved(fns, budget, est, flush), sens)
     _LAST_LOAD["end"] = time.perf_counter()
-    after = sens.read() if sens is not None else None
     if after is not None:
         _LAST_LOAD["sm"] = after.sm_mhz
-    del flush
+    flush = None  # the 256 MiB buffer goes back to the allocator
     torch.cuda.synchronize()
     if sens is not None and before is not None and after is not None:
         clocks = _clocks(sens, before, after, w)

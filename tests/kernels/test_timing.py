@@ -218,3 +218,36 @@ def test_peak_kind_follows_the_metric_and_dtype():
     assert peaks.datasheet_for("NVIDIA H100 PCIe", "copy")[0] == 2000.0
     assert peaks.datasheet_for("NVIDIA H100 80GB HBM3", "copy")[0] == 3350.0
     assert peaks.datasheet_for("Some GPU", "copy") == (None, "")
+
+
+def test_reps_are_taken_again_when_the_clock_moved_during_them():
+    # matmul 4096³ on the H200: the warm-up looked steady at 1980 MHz, the power cap bit during
+    # the reps (1980 → 1665 MHz); the second take, at the capped clock, is the one kept
+    sens = timing.NvmlSensor(FakeNvml([1980, 1665, 1665, 1665], reasons_seq=[0, 0x4, 0x4, 0x4]))
+    takes = []
+
+    def take():
+        takes.append(len(takes))
+        return [[0.46 + 0.01 * len(takes)]]
+
+    samples, before, after = timing.reps_until_still(take, sens)
+    assert len(takes) == 2 and samples == [[pytest.approx(0.48)]]
+    assert (before.sm_mhz, after.sm_mhz) == (1665, 1665) and not timing.moved(before, after)
+
+
+def test_reps_taken_once_when_the_clock_held_still_or_is_unknown():
+    sens = timing.NvmlSensor(FakeNvml([1980]))
+    n = []
+    timing.reps_until_still(lambda: n.append(1) or [[1.0]], sens)
+    timing.reps_until_still(lambda: n.append(1) or [[1.0]], None)
+    assert len(n) == 2
+
+
+def test_an_interpreter_run_says_clocks_unknown():
+    import kernels.catalog  # noqa: F401
+    from kernels import engine
+    from kernels.data.results import RunRequest
+
+    r = engine.run(RunRequest("vector_add", {"N": 1024, "BLOCK_SIZE": 256}, backend="interpreter"))
+    assert r.error is None and r.clocks is not None and not r.clocks.known
+    assert r.clocks.text().startswith("clocks unknown") and "interpreter" in r.clocks.text()
