@@ -9,7 +9,7 @@ interpreter, where every value runs the same program — it says that instead.
 from __future__ import annotations
 
 from kernels.data.results import SweepResult
-from views.i18n import translate
+from views.words import translate
 
 from .session import format_values
 

@@ -12,7 +12,7 @@ from views.words import translate
 
 from .events import ActionsChanged, SweepFinished, SweepPointAdded, SweepStarted
 from .request_desk import RequestDesk
-from .session import format_values
+from .sweep_best import best_text
 
 __all__ = ["SweepFlow"]
 
@@ -93,15 +93,9 @@ class SweepFlow:
             self.interrupted(res.error)
             return
         s.finished = True
-        best = d.window.best_sweep_point()
         text = translate("Controller", "Sweep done: {n} points.").format(n=s.done)
-        if best is not None:
-            best_vals = {n: s.axes[n][best[k]] for k, n in enumerate(s.axes)}
-            text += " " + translate("Controller", "Best: {values}.").format(values=format_values(best_vals))
-        elif res.best is not None:  # more than two parameters: the engine's winner
-            text += " " + translate("Controller", "Best: {values}.").format(
-                values=format_values(res.points[res.best].values))
-        d.status(text, 15000)
+        best = best_text(res)  # the engine's winners, tuned values only; none for launch options on the interpreter
+        d.status(f"{text} {best}" if best else text, 15000)
 
     def interrupted(self, err: ErrorInfo) -> None:
         d, s = self.desk, self.desk.session.sweep
