@@ -176,14 +176,14 @@ def _child(path: Path, args: argparse.Namespace) -> dict:
         t0 = time.perf_counter()
         try:
             p = subprocess.run([sys.executable, str(PLAIN), str(path)], capture_output=True, text=True,
-                               timeout=args.budget + 60, cwd=str(path.parent), env=dict(os.environ),
+                               timeout=args.budget * 2, cwd=str(path.parent), env=dict(os.environ),
                                preexec_fn=_memory_limit(mem))
             tail = [ln for ln in (p.stdout + p.stderr).strip().splitlines() if ln.strip()]
             row["plain"] = {"s": round(time.perf_counter() - t0, 1), "rc": p.returncode,
                             "verdict": "RUNS" if p.returncode == 0 else "FAILS",
                             "message": tail[-1][:240] if tail else ""}
         except subprocess.TimeoutExpired:
-            row["plain"] = {"verdict": "TIMEOUT", "message": f"still running after {args.budget + 60:g} s"}
+            row["plain"] = {"verdict": "TIMEOUT", "message": f"still running after {args.budget * 2:g} s"}
     code = (f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); from benchmarks.tutorial_matrix import one; "
             f"print('@@ROW ' + json.dumps(one({str(path)!r}, {args.backend!r}, {args.budget!r})))")
     t0 = time.perf_counter()
@@ -236,17 +236,17 @@ def main() -> int:
         rows = [r for f in args.table for r in json.loads(f.read_text())]
         print(table(rows))
         return 0
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor, as_completed
 
     paths = tutorials(args.dir, args.only)
     rows: list[dict] = []
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        for row in pool.map(lambda p: _child(p, args), paths):
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+        for done in as_completed([pool.submit(_child, p, args) for p in paths]):  # saved as each ends
+            rows.append(done.result())
+            print(json.dumps(rows[-1]), flush=True)
             if args.out:
-                args.out.write_text(json.dumps(rows, indent=1))
-    print(table(rows))
+                args.out.write_text(json.dumps(sorted(rows, key=lambda r: r["tutorial"]), indent=1))
+    print(table(sorted(rows, key=lambda r: r["tutorial"])))
     return 0
 
 
