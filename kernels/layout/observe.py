@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ..data.errors import Cancelled
+from ..data.results import Progress
 from ..data.trace import OP_ATOMIC, OP_LOAD, OP_STORE, Window
 from ..interp import LaunchInfo, Observer, Programs
 from .coalescing import CoalescingCounter
@@ -27,14 +29,20 @@ class AddressObserver(Observer):
     """Feeds ``counters[i]`` (one per compiled global access ``accesses[i]``, each with ``op``,
     ``line``, ``column``, ``shape``) from the launch's accesses, for the programs of ``window``
     (None: all). ``tensor_names[i]`` gets the argument access ``i`` addresses; ``unmatched``
-    counts interpreter accesses with no compiled access (a note for the user)."""
+    counts interpreter accesses with no compiled access (a note for the user). ``progress``
+    gets a ``Progress`` about 50 times over the launch; ``cancel()`` is polled before each
+    program (true: ``Cancelled``)."""
 
     watches_accesses = True
     requires_hooks = True
 
-    def __init__(self, accesses: list[Any], counters: dict[int, CoalescingCounter], window: Window | None) -> None:
+    def __init__(self, accesses: list[Any], counters: dict[int, CoalescingCounter], window: Window | None,
+                 progress: Any = None, cancel: Any = None) -> None:
         self.counters = counters
         self.window = window
+        self.progress = progress
+        self.cancel = cancel
+        self.total = 0
         self.by_place: dict[tuple[int, int], list[int]] = defaultdict(list)
         for i, a in enumerate(accesses):
             if i not in counters:
@@ -60,8 +68,14 @@ class AddressObserver(Observer):
         self.code = launch.code
         self.grid = tuple(launch.grid3)
         self.tensors = launch.tensors
+        self.total = len(self.window.pids(launch.grid3)) if self.window is not None else launch.n_programs
 
     def on_program(self, launch: LaunchInfo, pid: int) -> None:
+        if self.cancel is not None and self.cancel():
+            raise Cancelled(f"layout cancelled after {self.n_programs} of {self.total} programs")
+        if self.progress is not None and self.n_programs % max(1, self.total // 50) == 0:
+            self.progress(Progress("tracing addresses", self.n_programs / max(1, self.total), self.n_programs,
+                                   self.total, "programs"))
         self.pid = pid
         self.seen = {}
         self.n_programs += 1

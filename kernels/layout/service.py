@@ -137,11 +137,13 @@ def _kernel_name(ttgir: str) -> str:
 
 
 def layout_spec(spec: Any, values: dict[str, Any] | None = None, target: str = "sm_90", *,
-                coalescing: bool = True, programs: str = "", seed: int = 0) -> LayoutResult:
+                coalescing: bool = True, programs: str = "", seed: int = 0, progress: Any = None,
+                cancel: Any = None) -> LayoutResult:
     """Every access of ``spec``'s launch at ``values`` compiled for ``target``, with its layout
     and thread map; with ``coalescing``, the launch (the programs of the ``programs`` window,
-    "" = all) runs on the interpreter and each global access gets its requests and sectors.
-    Raises ValidationError / CompileError / InterpreterFault."""
+    "" = all) runs on the interpreter and each global access gets its requests and sectors
+    (``progress(Progress)`` while it runs, ``cancel()`` polled between programs).
+    Raises ValidationError / CompileError / InterpreterFault / Cancelled."""
     from ..compile.target import compile_for_target
 
     facts, notes = compile_for_target(spec, dict(values or {}), target, keep_asm=True)
@@ -152,7 +154,8 @@ def layout_spec(spec: Any, values: dict[str, Any] | None = None, target: str = "
 
         prepare(spec, dict(values or {}), interpreter_backend(), seed).launch(K)
 
-    return _analyze(spec.name, target, facts.asm, notes, run if coalescing else None, tuple(spec.kernels), programs)
+    return _analyze(spec.name, target, facts.asm, notes, run if coalescing else None, tuple(spec.kernels), programs,
+                    progress, cancel)
 
 
 def layout_jit(fn: Any, grid: Any, args: tuple = (), kwargs: dict[str, Any] | None = None, target: str = "sm_90",
@@ -194,7 +197,7 @@ def _compile_gluon(fn: Any, args: tuple, kwargs: dict[str, Any], target: str) ->
 
 
 def _analyze(name: str, target: str, asm: dict[str, str], notes: list[str], run: Any, kernels: tuple,
-             programs: str) -> LayoutResult:
+             programs: str, progress: Any = None, cancel: Any = None) -> LayoutResult:
     import triton
 
     ttgir, ptx = asm.get("ttgir", ""), asm.get("ptx", "")
@@ -204,11 +207,12 @@ def _analyze(name: str, target: str, asm: dict[str, str], notes: list[str], run:
                           source_file=src.group(1) if src else "", triton_version=triton.__version__,
                           notes=[n for n in notes if "no GPU was involved" in n])
     if run is not None:
-        _measure(result, run, kernels, programs, _kernel_name(ttgir))
+        _measure(result, run, kernels, programs, _kernel_name(ttgir), progress, cancel)
     return result
 
 
-def _measure(result: LayoutResult, run: Any, kernels: tuple, programs: str, kernel_name: str) -> None:
+def _measure(result: LayoutResult, run: Any, kernels: tuple, programs: str, kernel_name: str, progress: Any = None,
+             cancel: Any = None) -> None:
     from ..interp import AccessGuard, Interpreter
     from .observe import AddressObserver
 
@@ -222,7 +226,7 @@ def _measure(result: LayoutResult, run: Any, kernels: tuple, programs: str, kern
         window = Window.parse(programs) if programs else None
     except ValueError as e:
         raise ValidationError(str(e), "programs") from None
-    observer = AddressObserver(result.accesses, counters, window)
+    observer = AddressObserver(result.accesses, counters, window, progress, cancel)
 
     def observers(index: int, fn: Any) -> list[Any]:
         name = getattr(getattr(fn, "fn", None), "__name__", "")
@@ -251,14 +255,15 @@ def _measure(result: LayoutResult, run: Any, kernels: tuple, programs: str, kern
                             "compiled access at their line: not counted")
 
 
-def layout(request: LayoutRequest) -> LayoutResult:
-    """Serve a ``LayoutRequest``; never raises: a failure comes back as ``LayoutResult.error``."""
+def layout(request: LayoutRequest, progress: Any = None, cancel: Any = None) -> LayoutResult:
+    """Serve a ``LayoutRequest``; never raises: a failure (a cancel included) comes back as
+    ``LayoutResult.error``. ``progress`` / ``cancel`` as for ``layout_spec``."""
     from ..sources.lookup import get_spec
 
     try:
         spec = get_spec(request.kernel, request.user_file)
         return layout_spec(spec, request.values, request.target, coalescing=request.coalescing,
-                           programs=request.programs, seed=request.seed)
+                           programs=request.programs, seed=request.seed, progress=progress, cancel=cancel)
     except Exception as e:  # noqa: BLE001 - every failure is reported
         return LayoutResult(kernel=request.kernel, target=request.target, num_warps=0, accesses=[],
                             error=to_error_info(e, "reading the layouts"))

@@ -134,3 +134,19 @@ def test_ldmatrix_operands_are_conflict_free_only_with_the_swizzle():
     assert good.ideal_wavefronts == bad.ideal_wavefronts == 2 * 32  # each warp reads all 32 matrices of A
     assert good.wavefronts == 64 and good.conflicts == 0
     assert bad.wavefronts == 4 * 64 and bad.conflicts == 3 * 64
+
+
+def test_layout_request_reports_progress_and_stops_on_cancel():
+    # the window's worker serves layout requests: a long interpreter run says how far it got and
+    # stops when asked, answering with an error instead of numbers
+    from kernels.data.layout import LayoutRequest
+    from kernels.layout.service import layout
+
+    seen = []
+    res = layout(LayoutRequest("vector_add", {"N": 64 * 1024, "BLOCK_SIZE": 1024}), progress=seen.append)
+    assert res.error is None and res.n_programs == 64
+    assert seen and seen[0].stage == "tracing addresses" and seen[-1].total == 64 and seen[-1].unit == "programs"
+    assert [p.done for p in seen] == sorted(p.done for p in seen)
+    stopped = layout(LayoutRequest("vector_add", {"N": 64 * 1024, "BLOCK_SIZE": 1024}), cancel=lambda: True)
+    assert stopped.error is not None and stopped.accesses == []
+    assert "cancelled" in stopped.error.message
