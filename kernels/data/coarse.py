@@ -182,8 +182,15 @@ def _reduce(a: np.ndarray, rows: int, cols: int, kr: int, kc: int, how: str) -> 
     return _cells_min(_pad_cells(flat, rows, cols, kr, kc, np.iinfo(flat.dtype).max)).reshape(-1)
 
 
+def _latest(a: np.ndarray, rows: int, cols: int, kr: int, kc: int) -> np.ndarray:
+    """The highest pid of a cell's ``last_reader`` values (-1 for none; padding is -1)."""
+    flat = np.asarray(a).reshape(-1).astype(np.int32, copy=False)
+    return _cells_max(_pad_cells(flat, rows, cols, kr, kc, -1)).reshape(-1)
+
+
 def _coarse_maps(m: TensorMaps, rows: int, cols: int, kr: int, kc: int) -> TensorMaps:
     return TensorMaps(
+        last_reader=None if m.last_reader is None else _latest(m.last_reader, rows, cols, kr, kc),
         writer=_owner(m.writer.reshape(-1), rows, cols, kr, kc), reader=_owner(m.reader.reshape(-1), rows, cols, kr, kc),
         n_reads=_reduce(m.n_reads, rows, cols, kr, kc, "max"), n_writes=_reduce(m.n_writes, rows, cols, kr, kc, "min"),
         n_readers=_reduce(m.n_readers, rows, cols, kr, kc, "max"),
@@ -247,7 +254,8 @@ def coarsen(trace: Trace, max_cells: int = MAX_CELLS) -> Trace:
                                          storage_offset=0))
         maps.append(_coarse_maps(m, rows, cols, kr, kc) if info.numel else m)
     maps = [dataclasses.replace(m, **{f: (None if getattr(m, f) is None else getattr(m, f).reshape(i.shape))
-                                     for f in ("writer", "reader", "n_reads", "n_writes", "n_readers", "n_atomic")})
+                                     for f in ("writer", "reader", "n_reads", "n_writes", "n_readers", "n_atomic",
+                                               "last_reader")})
             for m, i in zip(maps, infos, strict=True)]
     base = {f.name: getattr(trace, f.name) for f in dataclasses.fields(Trace)}
     base.update(tensors=infos, maps=maps, events=_coarse_events(trace.events, trace.tensors, cells))

@@ -26,7 +26,7 @@ __all__ = ["MAP_FIELDS", "MAX_REGION_ELEMENTS", "RegionAnswer", "RegionRequest",
 
 #: the most elements one region request fetches (a 512 × 512 rectangle; ~6 MB of maps)
 MAX_REGION_ELEMENTS = 1 << 18
-MAP_FIELDS = ("writer", "reader", "n_reads", "n_writes", "n_readers", "n_atomic")
+MAP_FIELDS = ("writer", "reader", "n_reads", "n_writes", "n_readers", "n_atomic", "last_reader")
 
 
 def rows_cols(shape: tuple[int, ...]) -> tuple[int, int]:

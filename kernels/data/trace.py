@@ -106,6 +106,11 @@ class TensorMaps:
     n_writes: np.ndarray  # int32: how many stores and atomics touched it
     n_readers: np.ndarray  # int32: how many distinct programs loaded it
     n_atomic: np.ndarray | None = None  # int32: how many of the writes were atomics (None: no atomics)
+    #: int32: the program whose load of the element came last — on the GPU the last to arrive, so a
+    #: program of the last wave that read it (matmul's A row band: its group's; B: the last group's)
+    #: — -1 where never read; None where not recorded (the interpreter's traces name every reader
+    #: in their per-access events instead)
+    last_reader: np.ndarray | None = None
 
     @property
     def never_written(self) -> np.ndarray:

@@ -181,7 +181,9 @@ class Recording:
                 "reader": _owner(raw.n_reads, raw.reader_changes, raw.last_reader),
                 "n_reads": raw.n_reads.to(torch.int32), "n_writes": raw.n_writes.to(torch.int32),
                 "n_readers": ((raw.n_reads > 0).to(torch.int32) + raw.reader_changes).to(torch.int32),
-                "n_atomic": None if n_atomic is None else n_atomic.to(torch.int32)}
+                "n_atomic": None if n_atomic is None else n_atomic.to(torch.int32),
+                # the last read to arrive: tells the waves apart where every element has many readers
+                "last_reader": torch.where(raw.n_reads > 0, raw.last_reader, -1).to(torch.int32)}
 
     @staticmethod
     def _host(d: dict[str, torch.Tensor | None]) -> TensorMaps:
@@ -205,7 +207,8 @@ class Recording:
             d = {"writer": _owner_reduced(d["writer"], stride), "reader": _owner_reduced(d["reader"], stride),
                  "n_reads": block_max(d["n_reads"], stride), "n_writes": _block_min(d["n_writes"], stride),
                  "n_readers": block_max(d["n_readers"], stride),
-                 "n_atomic": None if d["n_atomic"] is None else _block_min(d["n_atomic"], stride)}
+                 "n_atomic": None if d["n_atomic"] is None else _block_min(d["n_atomic"], stride),
+                 "last_reader": block_max(d["last_reader"], stride)}
         return self._host(d), stride
 
     def region(self, t: int, index: tuple[slice | int, ...]) -> TensorMaps:

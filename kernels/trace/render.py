@@ -142,7 +142,9 @@ def tensor_rgb(trace: Trace, t: int, focus: np.ndarray | None = None,
     rgb[one_reader] = _lighten(colour(reader[one_reader]), 0.45)
     many = (writer == NO_PROGRAM) & (reader == SEVERAL)
     first = _first_readers(trace, t) if scheme == "launch order" and many.any() else None
-    if first is not None:  # shared reads: the first reader's place in the launch, lighter
+    if first is None and scheme == "launch order" and m.last_reader is not None:
+        first = m.last_reader.ravel().astype(np.int64)  # a GPU trace: the last reader instead
+    if first is not None:  # shared reads: the first (or last) reader's place in the launch, lighter
         known = many & (first >= 0)
         rgb[known] = _lighten(colour(first[known]), 0.45)
         many &= ~known
@@ -447,7 +449,8 @@ _LEGEND = (
 _LEGEND_ORDER = (
     ("ramp", "launch order of a program: its grid cell and the elements it wrote (first dark violet, last "
              "yellow); a pixel is the mean of the elements it covers"),
-    ("light", "lighter: read only (by one program, or first read by that program when several read it)"),
+    ("light", "lighter: read only (by one program; when several read it, the first — on the GPU the last — of "
+              "them)"),
     ("blue", "read by several programs, first reader unknown (darker = more readers)"),
     ("grey", "untouched / programs not traced; grey bar in a cell = masked lanes"),
     ("red", "written by several programs; red frame = program with out-of-bounds lanes"),

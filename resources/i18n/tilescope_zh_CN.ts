@@ -1120,6 +1120,10 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <source>bytes</source>
         <translation>字节</translation>
     </message>
+    <message>
+        <source>{swatch} pale: read by several programs (the colour of the last to read it)</source>
+        <translation>{swatch} 浅色：被多个程序读取（取最后读取它的程序的颜色）</translation>
+    </message>
 </context>
 <context>
     <name>HistoryView</name>
@@ -1706,6 +1710,22 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
 </context>
 <context>
     <name>MainWindow</name>
+    <message>
+        <source>{n} run(s) are not saved yet: the run history is locked by another program. They are kept and will be written when it lets go.</source>
+        <translation>{n} 次运行尚未保存：运行历史被另一个程序锁定。它们已被保留，待该程序释放后写入。</translation>
+    </message>
+    <message>
+        <source>{n} run(s) are not saved yet: the disk is full. They are kept and will be written when there is room.</source>
+        <translation>{n} 次运行尚未保存：磁盘已满。它们已被保留，待有空间时写入。</translation>
+    </message>
+    <message>
+        <source>{n} run(s) are not saved yet: the run history cannot be written ({detail}). They are kept and will be written when it can be.</source>
+        <translation>{n} 次运行尚未保存：无法写入运行历史（{detail}）。它们已被保留，待可以写入时写入。</translation>
+    </message>
+    <message>
+        <source>Some are in memory only: they are lost if Tilescope is closed before then.</source>
+        <translation>其中一些只在内存中：若在此之前关闭 Tilescope，它们将丢失。</translation>
+    </message>
     <message>
         <source>Throughput</source>
         <extracomment>Live mode re-runs this long after the last valid parameter change</extracomment>

@@ -33,7 +33,8 @@ def _equal_to_slice(answer, full_trace, t: int) -> None:
     for f in MAP_FIELDS:
         got, want = getattr(answer.maps, f), getattr(m, f)
         if want is None:
-            assert got is None or not got.any(), f
+            # the interpreter names readers in its events, not in a last_reader map (a GPU trace does)
+            assert got is None or not got.any() or f == "last_reader", f
             continue
         assert got.shape == (1, c1 - c0), f
         np.testing.assert_array_equal(got[0], want[c0:c1], err_msg=f)

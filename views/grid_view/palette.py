@@ -120,11 +120,12 @@ def auto_words(reason: str, n_programs: int) -> str:
 
 
 def legend_html(mode: str, windowed: bool, present: set[int] | None = None, loops: bool = True,
-                auto: str | None = None) -> str:
+                auto: str | None = None, by_last: bool = False) -> str:
     """What the colours mean in mode ``mode`` (and "not recorded" for a windowed trace).
     ``present``: the slots the maps use (None: all), so that a small view is not filled with
     the meaning of colours it does not show; ``loops``: the kernel has a loop to step; ``auto``:
-    why the automatic mode chose ``mode`` (words of ``auto_words``), None when chosen by hand."""
+    why the automatic mode chose ``mode`` (words of ``auto_words``), None when chosen by hand;
+    ``by_last``: shared reads take their last reader's colour (a GPU trace), not the first's."""
     sw = _swatch
 
     def has(*slots: int) -> bool:
@@ -157,8 +158,12 @@ def legend_html(mode: str, windowed: bool, present: set[int] | None = None, loop
             parts.append(f"{sw(SPECIAL[slot])} {words}")
     if mode != "readers" and (pale_used or has(SHARED_READ)):
         pale = "#" + "".join(f"{int(v):02x}" for v in mode_lut(mode)[FIRST + PALE][:3])
-        parts.append(translate("GridView", "{swatch} pale: read by several programs (its first reader's colour; "
-                                           "label ×readers first–last)").format(swatch=sw(pale)))
+        if by_last:
+            parts.append(translate("GridView", "{swatch} pale: read by several programs (the colour of the last "
+                                               "to read it)").format(swatch=sw(pale)))
+        else:
+            parts.append(translate("GridView", "{swatch} pale: read by several programs (its first reader's colour; "
+                                               "label ×readers first–last)").format(swatch=sw(pale)))
     hover = translate("GridView", "hover: {load} loaded {store} stored {both} both / atomic").format(
         load=sw(TINT[LIT_LOAD]), store=sw(TINT[LIT_STORE]), both=sw(TINT[LIT_LOAD | LIT_STORE]))
     if loops:

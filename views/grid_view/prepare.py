@@ -123,12 +123,14 @@ class Panel:
     n_oob: int
     several_at: np.ndarray  # int64: elements touched by several programs (who == SEVERAL)
     several_slot: np.ndarray  # uint8: their lookup-table slot (race, accumulated, shared read)
-    several_first: np.ndarray  # int64: the first program that read each of them (-1: written)
+    several_first: np.ndarray  # int64: the first (or, ``shared_by_last``, the last) program that read each (-1: written)
     regions: MapRegions  # own tiles and shared read tiles, for the labels
     #: a reduced trace (``kernels.data.coarse``): rows × columns of elements per drawn cell, and
     #: the tensor as it is (``info`` is then the grid of cells); (1, 1) and None for a full trace
     cell: tuple[int, int] = (1, 1)
     full: TensorInfo | None = None
+    #: the shared reads are coloured by their last reader (``TensorMaps.last_reader``), not the first
+    shared_by_last: bool = False
 
     @property
     def coarse(self) -> bool:
@@ -508,6 +510,15 @@ def _panel(trace: Trace, t: int, info: TensorInfo, js: np.ndarray, P: int, kind:
                           (lane_who == SEVERAL) & ~written[elem], lane_ptr, P, one_d)
     shape2 = (1, info.numel) if one_d else (int(np.prod(info.shape[:-1])), int(info.shape[-1]))
     fold = folded(info.numel, fold_width(info.numel, block)) if one_d else plain(shape2)
+    several_first = _first_readers(info.numel, elem, lane_prog, lane_load, several_at, shared_read)
+    # a GPU trace keeps maps without per-access events: its shared reads take the last reader's
+    # colour instead (matmul's A row bands by the group that read them; B by the last group)
+    by_last = False
+    if m.last_reader is not None:
+        unknown = shared_read & (several_first < 0)
+        if unknown.any():
+            several_first[unknown] = m.last_reader.reshape(-1)[several_at[unknown]]
+            by_last = True
     return Panel(
         index=t, info=info, maps=m, who=who, fold=fold, block=block, row_block=row_block,
         col_block=col_block, ev=js, ev_prog=ev_prog, ev_kind=ev_kind,
@@ -515,8 +526,7 @@ def _panel(trace: Trace, t: int, info: TensorInfo, js: np.ndarray, P: int, kind:
         ev_outside=(iters[js] < 0).all(axis=1), lane_ptr=lane_ptr,
         elem=elem, prog_ptr=np.searchsorted(ev_prog, np.arange(P + 1)).astype(np.int64), role=role,
         n_oob=n_oob, several_at=several_at, several_slot=several_slot,
-        several_first=_first_readers(info.numel, elem, lane_prog, lane_load, several_at, shared_read),
-        regions=regions, cell=cell, full=full)
+        several_first=several_first, regions=regions, cell=cell, full=full, shared_by_last=by_last)
 
 
 def _build_panels(trace: Trace, P: int, kind: np.ndarray, iters: np.ndarray) -> list[Panel]:

@@ -602,7 +602,8 @@ class GridView(DrawnQueries, LaunchOrderControl, FullResolutionControl, QWidget)
         shown = prep.mode if prep is not None else self._state.mode
         auto = (auto_words(auto_reason(prep.trace), prep.P) if prep is not None and self._state.mode == "auto"
                 else None)
-        self._legend.setText(legend_html(shown, windowed, present, loops, auto=auto))
+        by_last = prep is not None and any(p.shared_by_last for p in prep.panels)
+        self._legend.setText(legend_html(shown, windowed, present, loops, auto=auto, by_last=by_last))
 
     # ------------------------------------------------------------------ OOB list
     def _fill_oob_list(self, trace: Trace) -> None:
