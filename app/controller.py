@@ -38,6 +38,8 @@ from .events import (
     CompileAnswered,
     CompileFailed,
     KernelsListed,
+    LayoutAnswered,
+    LayoutFailed,
     LessonChecked,
     LessonCheckFailed,
     MarksCleared,
@@ -64,7 +66,7 @@ __all__ = ["ActionState", "Controller", "TRACE_SUGGESTED_WINDOW", "TRACE_SUGGEST
 WORK_KINDS = ("run", "trace", "sweep", "load_file", "lesson_check")
 #: every request kind the window sends (the user's actions, and the parts' own: a compile for a
 #: chosen target, a region at full resolution, a compile ahead)
-WINDOW_KINDS = (*WORK_KINDS, "infos", "compile", "trace_region", "precompile")
+WINDOW_KINDS = (*WORK_KINDS, "infos", "compile", "trace_region", "precompile", "layout")
 #: the request kinds as "{what} cancelled" names them
 KIND_WORDS = (QT_TRANSLATE_NOOP("Controller", "run"), QT_TRANSLATE_NOOP("Controller", "trace"),
               QT_TRANSLATE_NOOP("Controller", "sweep"))
@@ -187,6 +189,11 @@ class Controller:
         """A region of the reduced trace shown, at full resolution: ``RegionAnswered`` / ``RegionFailed``."""
         return self.worker.submit("trace_region", req) if self.ready else None
 
+    def request_layout(self, req: Any) -> int | None:
+        """The layouts of the shown kernel (a ``LayoutRequest``, the Threads tab's):
+        ``LayoutAnswered`` / ``LayoutFailed``."""
+        return self.worker.submit("layout", req) if self.ready else None
+
     def gpu_chosen(self) -> bool:
         """The GPU backend is chosen and the worker has a GPU (what compiling ahead waits for)."""
         return is_gpu(self.window.backend()) and self.session.gpu_available
@@ -290,6 +297,8 @@ class Controller:
                                                   tuple(notes or ())))
             elif kind == "trace_region":
                 self.desk.publish(RegionAnswered(gen, payload))
+            elif kind == "layout":
+                self.desk.publish(LayoutAnswered(gen, payload))
         self._after_request()
 
     def on_error(self, gen: int, kind: str, err: ErrorInfo) -> None:
@@ -299,6 +308,8 @@ class Controller:
             self.desk.publish(CompileFailed(gen, err.message))
         elif kind == "trace_region":
             self.desk.publish(RegionFailed(gen, err.message))
+        elif kind == "layout":
+            self.desk.publish(LayoutFailed(gen, err))
         elif kind == "sweep":
             self.sweeps.interrupted(err)
         elif kind == "load_file":

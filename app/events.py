@@ -21,7 +21,7 @@ from kernels.data.trace import Trace
 
 __all__ = [
     "Actions", "ActionsChanged", "BackendSet", "CompileAnswered", "CompileFailed", "Event", "FieldMarked",
-    "FileChanged", "FileWatched", "HistoryChanged", "KernelShown", "KernelsListed", "LessonCheckFailed",
+    "FileChanged", "FileWatched", "HistoryChanged", "KernelShown", "KernelsListed", "LayoutAnswered", "LayoutFailed", "LessonCheckFailed",
     "LessonChecked", "MarksCleared", "MessageCleared", "MessageShown", "ProgramsFieldFocused", "ProgramsFieldSet",
     "RegionAnswered", "RegionFailed", "RunShown", "SourceShown", "StageShown", "StatusShown", "SweepFinished",
     "SweepPointAdded", "SweepStarted", "TraceAnswered", "TraceDrawing", "TraceShown", "ValuesSet", "WindowEvents",
@@ -264,6 +264,20 @@ class RegionAnswered(Event):
 class RegionFailed(Event):
     gen: int
     message: str
+
+
+@dataclass(frozen=True)
+class LayoutAnswered(Event):
+    """The layouts (``kernels.data.layout.LayoutResult``) of generation ``gen``: the Threads tab's."""
+
+    gen: int
+    result: Any
+
+
+@dataclass(frozen=True)
+class LayoutFailed(Event):
+    gen: int
+    error: Any  # an ErrorInfo
 
 
 E = TypeVar("E", bound=Event)

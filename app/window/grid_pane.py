@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from views import theme
 from views.grid_view import GridView
@@ -57,6 +57,11 @@ class GridPane(QObject):
         self.grid_stack = QStackedWidget()
         self.grid_stack.addWidget(self.grid_placeholder)
         self.grid_stack.addWidget(grid)
+        # the grid's tab; the Threads tab (``threads_tab``) joins it
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("central_tabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.grid_stack, translate("MainWindow", "Grid"))
         self.trace_caption = QLabel("")
         self.trace_caption.setObjectName("trace_caption")
         self.trace_caption.setWordWrap(True)
@@ -67,7 +72,7 @@ class GridPane(QObject):
         lay.setSpacing(4)
         lay.addWidget(self.banner)
         lay.addWidget(self.trace_caption)
-        lay.addWidget(self.grid_stack, 1)
+        lay.addWidget(self.tabs, 1)
         grid.accessLineHovered.connect(self._on_access_line)
         b = self.banner
         events.subscribe(MessageShown, lambda e: b.show_message(e.text, e.level, details=e.details, topic=e.topic,
@@ -93,10 +98,12 @@ class GridPane(QObject):
         """Draw ``trace`` (a lesson's) and bring the grid to the front."""
         self.grid.set_trace(trace, background=True)
         self.grid_stack.setCurrentWidget(self.grid)
+        self.tabs.setCurrentWidget(self.grid_stack)
 
     def _on_trace_shown(self, e: TraceShown) -> None:
         tr = e.trace
         self.grid_stack.setCurrentWidget(self.grid)
+        self.tabs.setCurrentWidget(self.grid_stack)
         if tr.source and (tr.source != self.source.text() or tr.source_first_line != self.source.first_line()):
             self.source.set_source(tr.source, tr.source_first_line)
         self.update_caption()

@@ -2062,6 +2062,10 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <source>Compiling for {target} and reading the layouts…</source>
         <translation>正在为 {target} 编译并读取布局…</translation>
     </message>
+    <message>
+        <source>Grid</source>
+        <translation>网格</translation>
+    </message>
 </context>
 <context>
     <name>MessageBanner</name>
