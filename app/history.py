@@ -29,6 +29,7 @@ No torch, no triton, no Qt: the GUI process uses this.
 
 from __future__ import annotations
 
+import atexit
 import csv
 import io
 import json
@@ -40,6 +41,7 @@ import sys
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -125,6 +127,11 @@ def _metrics(r: RunResult) -> dict[str, Any]:
                  pct_peak_bw=mm.pct_peak_bw, pct_peak_flops=mm.pct_peak_flops)
         if mm.torch_timing is not None:
             m["torch_ms"] = mm.torch_timing.median_ms
+        m["peak_source"] = getattr(mm, "peak_source", "") or None
+    c = getattr(r, "clocks", None)  # the GPU's clocks while timed (kernels.run.timing), or why unknown
+    if c is not None:
+        m["clocks"] = {k: getattr(c, k) for k in ("source", "sm_mhz", "sm_max_mhz", "mem_mhz", "temp_c", "power_w",
+                                                   "reasons", "warm_s", "steady", "throttled", "note")}
     return {k: v for k, v in m.items() if v is not None}
 
 
@@ -183,6 +190,7 @@ class History:
         self._deletes: list[tuple[str, Any]] = []
         self._unjournalled: set[str] = set()  # pending runs the journal did not take (disk full)
         self._problem: str | None = None  # why the pending runs are not in the file yet
+        self._error: BaseException | None = None  # the error that said so
         self._closed = False
         self._journal = store.Journal(path) if path is not None else None
         self._writer: store.Writer | None = None
@@ -191,6 +199,8 @@ class History:
             self._writer = store.Writer(lambda: _connect(path, busy_ms=250), self._take, _write_batch,
                                         self._written, conn=file_conn)
             self._writer.start()
+            ref = weakref.ref(self)
+            atexit.register(lambda: (h := ref()) is not None and not h._closed and h.flush(2.0))
 
     # -- opening --------------------------------------------------------------------------------
     @classmethod
@@ -243,7 +253,7 @@ class History:
                "in memory (and in a journal beside it when the disk allows) and written to it once it can "
                "be written.")
         h = cls(mem, p, msg if warning is None else f"{warning} {msg}")
-        h._problem = store.describe(e, p)
+        h._problem, h._error = store.describe(e, p), e
         h._replay_journals()
         return h
 
@@ -375,7 +385,7 @@ class History:
         rows, deletes = batch
         with self._lock:
             if error is not None:
-                self._problem = store.describe(error, self.path)
+                self._problem, self._error = store.describe(error, self.path), error
                 missing = [r for r in rows if r["uid"] in self._unjournalled]
                 if missing and self._journal.append(missing):  # the disk may have room again
                     self._unjournalled.difference_update(r["uid"] for r in missing)
@@ -384,7 +394,7 @@ class History:
                 self._pending.pop(r["uid"], None)
                 self._unjournalled.discard(r["uid"])
             del self._deletes[:len(deletes)]
-            self._problem = None
+            self._problem = self._error = None
             if self._journal.rewrite(list(self._pending.values())):
                 self._unjournalled.clear()
             self._saved.notify_all()
@@ -407,6 +417,17 @@ class History:
         """How many runs are not in the file yet (queued: written when it can be)."""
         with self._lock:
             return len(self._pending)
+
+    def save_state(self) -> dict[str, Any] | None:
+        """While runs wait because the file cannot be written: ``n`` (runs waiting), ``reason``
+        ("locked", "full" or "other"), ``detail`` (the error), ``memory_only`` (some are in no
+        journal: lost if the process ends first); None when nothing waits for that."""
+        with self._lock:
+            n, error, bare = len(self._pending), self._error, bool(self._unjournalled)
+        if not n or error is None:
+            return None
+        reason = "locked" if store.is_lock(error) else "full" if store.is_full(error, self.path) else "other"
+        return dict(n=n, reason=reason, detail=f"{type(error).__name__}: {error}", memory_only=bare)
 
     def save_problem(self) -> str | None:
         """A banner's sentence while runs wait because the file cannot be written, else None."""

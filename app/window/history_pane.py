@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
 from views.history_view import HistoryView
@@ -22,7 +22,28 @@ from .exports import ask_history_export, export_history
 from .history_reader import HistoryReader
 from .widgets import MessageBanner
 
-__all__ = ["HistoryPane"]
+__all__ = ["SAVE_TOPIC", "HistoryPane", "save_problem_text"]
+
+#: the banner's topic while runs wait to be written
+SAVE_TOPIC = "history_save"
+
+
+def save_problem_text(state: dict[str, Any]) -> str:
+    """The banner's sentence for ``History.save_state()``."""
+    if state["reason"] == "locked":
+        text = translate("MainWindow", "{n} run(s) are not saved yet: the run history is locked by another "
+                                       "program. They are kept and will be written when it lets go.")
+    elif state["reason"] == "full":
+        text = translate("MainWindow", "{n} run(s) are not saved yet: the disk is full. They are kept and will "
+                                       "be written when there is room.")
+    else:
+        text = translate("MainWindow", "{n} run(s) are not saved yet: the run history cannot be written "
+                                       "({detail}). They are kept and will be written when it can be.")
+    text = text.format(n=state["n"], detail=state["detail"])
+    if state["memory_only"]:
+        text += " " + translate("MainWindow", "Some are in memory only: they are lost if Tilescope is closed "
+                                              "before then.")
+    return text
 
 
 class HistoryPane(QObject):
@@ -40,7 +61,12 @@ class HistoryPane(QObject):
         view.reloadRequested.connect(reload)
         view.compareRequested.connect(self._compare_runs)
         view.exportRequested.connect(self.export)
-        events.subscribe(HistoryChanged, lambda _e: self.reader.refresh_soon())
+        events.subscribe(HistoryChanged, lambda _e: (self.reader.refresh_soon(), self._watch_saving()))
+        # runs the history cannot write now (locked, disk full) wait in memory: said on the banner
+        # until they are written (polled: the history's writer thread answers no Qt signal)
+        self._save_timer = QTimer(self)
+        self._save_timer.setInterval(1000)
+        self._save_timer.timeout.connect(self._watch_saving)
 
     def _metrics(self) -> dict[str, str]:
         return {name: info.metric for name, info in self._session.infos.items()}
@@ -49,7 +75,20 @@ class HistoryPane(QObject):
         self.reader.refresh()
 
     def close(self) -> None:
+        self._save_timer.stop()
         self.reader.close()
+
+    def _watch_saving(self) -> None:
+        state = self._history.save_state()
+        if state is None:
+            self._banner.clear(SAVE_TOPIC)
+            if not self._history.pending():
+                self._save_timer.stop()
+                return
+        elif self._banner.topic() in ("", SAVE_TOPIC):  # never over another message
+            self._banner.show_message(save_problem_text(state), "warning", topic=SAVE_TOPIC)
+        if not self._save_timer.isActive():
+            self._save_timer.start()
 
     def export(self, path: str, fmt: str) -> int:
         """Write every run to ``path`` ("csv" or "json"); the number written (0 on failure, said)."""
