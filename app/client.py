@@ -56,6 +56,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from kernels.data.requests import kinds
 from kernels.data.results import ErrorInfo, Progress
 
 from .dispatch import CallbackThread
@@ -63,15 +64,16 @@ from .protocol import PayloadError, Reply, Request, encode
 from .settings import DEFAULT_TIMEOUT_S
 from .worker_process import WorkerProcess, describe_exit, last_lines, worker_command, worker_processes
 
-__all__ = ["EXIT_RESTART", "SUPERSEDING_KINDS", "STATES", "WorkerClient", "WorkerError", "worker_processes"]
+__all__ = ["EXIT_RESTART", "SUBMIT_KINDS", "SUPERSEDING_KINDS", "STATES", "WorkerClient", "WorkerError", "worker_processes"]
 
 STATES = ("starting", "ready", "busy", "crashed", "restarting", "stopped")
-#: kinds where a newer request makes older ones pointless
-SUPERSEDING_KINDS = ("run", "sweep", "trace")
-_SUBMIT_KINDS = ("hello", "infos", "run", "sweep", "trace", "load_file", "open_script", "lesson_check", "bench",
-                 "compile", "gpu_trace", "plan_sweep", "ping", "trace_region", "precompile")
+#: kinds where a newer request makes older ones pointless (kernels.data.requests: ``supersedes``)
+SUPERSEDING_KINDS = kinds(supersedes=True)
+#: what ``submit`` and ``call`` send: every kind of the request table but those that ``cancel()``
+#: and ``close()`` send themselves
+SUBMIT_KINDS = kinds() - {"cancel", "shutdown"}
 #: kinds that run the user's code and time out like a run: their own timeout, else the default
-_TIMED_KINDS = ("run", "trace", "load_file", "open_script", "lesson_check")
+_TIMED_KINDS = kinds(timed_like_run=True)
 #: the worker's "start a fresh one" exit status (app.worker.EXIT_RESTART; not imported from there
 #: to keep this module's imports minimal)
 EXIT_RESTART = 75
@@ -303,8 +305,8 @@ class WorkerClient:
 
     def _submit(self, kind: str, payload: Any, timeout_s: float | None, waiter: _Waiter | None,
                 on_point: Callable[[Any], Any] | None = None, on_progress: Callable[[Any], Any] | None = None) -> int:
-        if kind not in _SUBMIT_KINDS:
-            raise ValueError(f"cannot submit {kind!r}: use one of {', '.join(_SUBMIT_KINDS)} "
+        if kind not in SUBMIT_KINDS:
+            raise ValueError(f"cannot submit {kind!r}: use one of {', '.join(sorted(SUBMIT_KINDS))} "
                              "(cancel() and close() send the others)")
         with self._lock:
             if self._closed:

@@ -43,7 +43,6 @@ __all__ = [
     "FORBIDDEN_MODULES",
     "MAX_FRAME",
     "REPLY_KINDS",
-    "REQUEST_KINDS",
     "FrameDecoder",
     "Message",
     "PayloadError",
@@ -56,7 +55,6 @@ __all__ = [
     "write_frame",
 ]
 
-REQUEST_KINDS = ("hello", "infos", "run", "sweep", "trace", "cancel", "load_file", "shutdown", "ping")
 REPLY_KINDS = ("progress", "point", "result", "error", "log")
 
 #: the largest body a frame may carry (the 4-byte length allows up to 4 GiB - 1)
@@ -78,7 +76,7 @@ class Request:
 
     id: int
     generation: int
-    kind: str  # one of REQUEST_KINDS
+    kind: str  # a row of kernels.data.requests (the worker answers any other with an error)
     payload: Any = None
 
 

@@ -43,8 +43,6 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from kernels.data.backends import GPU, INTERPRETER
-
 from .protocol import MAX_FRAME, PayloadError, ProtocolError, Reply, Request, encode, read_frame
 
 __all__ = ["EXIT_GRACE_S", "EXIT_RESTART", "PROGRESS_HZ", "Server", "main", "poisons_cuda"]
@@ -92,10 +90,9 @@ class Server:
         self._current: Request | None = None
         self._parent_gone = threading.Event()
         self._restart_after = False
-        self._engine: Any = None
-        self._live: Any = None  # kernels.engine.run.LiveCache: what a window's repeated runs reuse
-        self.precompiler_started: Any = None  # kernels.engine.precompile.Precompiler, once asked for
-        self.kept_trace: Any = None  # kernels.gpu_trace.kept.KeptTrace: the full trace of the last reduced one
+        #: kernels.engine.handlers.EngineState (live cache, kept trace, compile ahead), made by the
+        #: first request: the engine (torch, triton) is imported then, not at start
+        self._state: Any = None
         self._pid = os.getpid()
 
     # -- output ---------------------------------------------------------------------------------
@@ -163,11 +160,10 @@ class Server:
                         self._cancel_event(int(msg.payload)).set()
                     continue
                 if msg.kind == "ping":
-                    cur = self._current
-                    pre = self.precompiler_started
+                    cur, state = self._current, self._state
                     self.send(Reply(msg.id, msg.generation, "result", {
                         "pid": os.getpid(), "busy": cur.kind if cur else None,
-                        "precompiling": pre is not None and pre.compiling is not None}))
+                        "precompiling": state is not None and state.precompiling}))
                     continue
                 if msg.kind == "shutdown":
                     self._cancel_all()
@@ -210,22 +206,20 @@ class Server:
                 return EXIT_RESTART
 
     def _handle(self, req: Request) -> None:
+        from kernels.engine.handlers import HANDLERS, Call, handle
+
         cancel_ev = self._cancel_event(req.id)
-        if self._live is not None and req.kind not in _KEEPS_LIVE_CACHE:
-            self._live.release()  # sweeps, traces, loads…: their memory, not a window's inputs
-        if self.kept_trace is not None and req.kind not in _KEEPS_FULL_TRACE:
-            self.kept_trace.release()  # a trace replaces it; runs, sweeps, loads… may need its memory
-        handler = _HANDLERS.get(req.kind)
-        if handler is None:
+        if req.kind not in HANDLERS:
             from kernels.data.results import ErrorInfo
 
             self.send(Reply(req.id, req.generation, "error", ErrorInfo(
                 "internal", f"the worker does not know the request kind {req.kind!r}")))
             return
-        progress = _throttled(lambda p: self.send(Reply(req.id, req.generation, "progress", p)))
+        call = Call(progress=_throttled(lambda p: self.send(Reply(req.id, req.generation, "progress", p))),
+                    cancel=cancel_ev.is_set,
+                    on_point=lambda point: self.send(Reply(req.id, req.generation, "point", point)))
         try:
-            with _apart_from_compiles(self, req):
-                result = handler(self, req, progress, cancel_ev.is_set)
+            result = handle(self.state, req.kind, req.payload, call)
         except BaseException as e:  # noqa: BLE001 — SystemExit from a user file included
             self._end_if_forked()
             if isinstance(e, KeyboardInterrupt):
@@ -247,34 +241,13 @@ class Server:
 
     # -- the engine, imported on first use (hello) ----------------------------------------------
     @property
-    def engine(self) -> Any:
-        if self._engine is None:
-            from kernels import engine
+    def state(self) -> Any:
+        """What the engine keeps between requests (``kernels.engine.handlers.EngineState``)."""
+        if self._state is None:
+            from kernels.engine.handlers import EngineState
 
-            self._engine = engine
-        return self._engine
-
-    @property
-    def live_cache(self) -> Any:
-        """The inputs, references, torch timings and compile facts kept between ``run``
-        requests (``kernels.engine.run.LiveCache``); released by any request that is no run."""
-        if self._live is None:
-            from kernels.engine.run import LiveCache
-
-            self._live = LiveCache()
-        return self._live
-
-    @property
-    def precompiler(self) -> Any:
-        """Compiles ahead the configs the window is about to run (``kernels.engine.precompile``):
-        of registered kernels only (a background thread never loads a user's file)."""
-        if self.precompiler_started is None:
-            from kernels.engine.precompile import Precompiler
-            from kernels.specs.spec import REGISTRY
-
-            self.precompiler_started = Precompiler(lambda r: REGISTRY.get(r.kernel),
-                                                   lambda: self._live.tensors if self._live is not None else None)
-        return self.precompiler_started
+            self._state = EngineState()
+        return self._state
 
 
 def _array_parts(obj: Any, path: str, out: list[tuple[int, str]], depth: int = 0) -> None:
@@ -361,217 +334,6 @@ def _result_poisons_cuda(result: Any) -> bool:
         if e is not None:
             errors.append(e)
     return any(poisons_cuda(f"{getattr(e, 'message', '')}\n{getattr(e, 'detail', '')}") for e in errors)
-
-
-# ---------------------------------------------------------------------------------------------
-# request handlers: (server, request, progress, cancel) -> reply payload
-
-
-def _versions() -> dict[str, str]:
-    out = {"python": sys.version.split()[0]}
-    for name in ("torch", "triton", "numpy"):
-        mod = sys.modules.get(name)
-        out[name] = str(getattr(mod, "__version__", "")) if mod else ""
-    return out
-
-
-def _hello(srv: Server, req: Request, progress: Any, cancel: Any) -> dict[str, Any]:
-    eng = srv.engine
-    backends = eng.describe_backends()
-    infos = eng.infos()
-    return {"pid": os.getpid(), "backends": backends, "infos": infos, "versions": _versions(),
-            "executable": sys.executable}
-
-
-def _infos(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    return srv.engine.infos()
-
-
-def _run(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    # a repeated run (same shapes, dtype and seed) reuses inputs, references, torch's timing and
-    # compile facts; the error map comes back reduced to what a screen shows (kernels.run.check). A
-    # compile ahead of this very config in flight is waited for, not done a second time
-    if srv.precompiler_started is not None and req.payload.backend != INTERPRETER:
-        srv.precompiler_started.wait_for(req.payload, cancel)
-    return srv.engine.run(req.payload, progress=progress, cancel=cancel, _cache=srv.live_cache)
-
-
-def _sweep(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    def on_point(point: Any) -> None:
-        srv.send(Reply(req.id, req.generation, "point", point))
-
-    return srv.engine.sweep(req.payload, progress=progress, cancel=cancel, on_point=on_point)
-
-
-def _trace(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    from kernels.gpu_trace import serve_trace
-
-    # routed by the request's backend: the interpreter recorder (it refuses traces too large for
-    # the pipe or the host before building them), the GPU recorder, or interpreter vs GPU; the
-    # window's request (``max_cells``) gets back no more than it can draw, and the full trace
-    # behind it is kept for ``trace_region`` (kernels.gpu_trace.kept)
-    if getattr(req.payload, "max_cells", None):
-        from kernels.gpu_trace.kept import KeptTrace
-
-        srv.kept_trace = srv.kept_trace or KeptTrace()
-        return srv.kept_trace.serve(req.payload, progress, cancel)
-    return serve_trace(req.payload, progress=progress, cancel=cancel)
-
-
-def _trace_region(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    """A rectangle of the last reduced trace at full resolution (payload: a RegionRequest);
-    refused in one line when that trace is no longer kept or the rectangle is too large."""
-    from kernels.gpu_trace.kept import KeptTrace
-
-    return (srv.kept_trace or KeptTrace()).answer(req.payload)
-
-
-def _load_file(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    from kernels.script import SCRIPTS
-    from kernels.sources import userfile
-
-    srv.engine.load_catalog()  # first: a file taking a catalog kernel's name is refused
-    with _Strays() as notes:
-        specs = userfile.load(req.payload)  # KernelSpecs hold jit functions: send their infos
-    script = SCRIPTS.get(specs[0].origin) if specs else None  # a plain script: what its capture saw
-    return {"loaded": [s.info() for s in specs], "infos": srv.engine.infos(),
-            "script": script[0] if script is not None else None, "notes": notes}
-
-
-def _open_script(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    """``tilescope open``: capture a plain script (payload: path, backend, budget_s, reproducer
-    folder or None); the capture and the reproducer files written."""
-    from kernels.script import live_launch, open_script
-    from kernels.script.reproducer import export_reproducer
-
-    o = req.payload
-    srv.engine.load_catalog()
-    with _Strays() as notes:
-        cap, specs = open_script(o["path"], o.get("backend", "auto"), budget_s=float(o.get("budget_s", 30.0)))
-    cap.notes.extend(notes)
-    written = []
-    if o.get("reproducer"):
-        for rec, spec in zip(cap.launches, specs, strict=True):
-            name = f"{rec.spec_name.replace('.', '_').replace('#', '_')}_repro"
-            written.append(export_reproducer(live_launch(cap.path, rec.index), o["reproducer"], name,
-                                             spec.tolerance(spec.defaults())))
-    return {"capture": cap, "written": written}
-
-
-def _compile(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    """``tilescope compile --file``: compile facts for a target (payload: kernel, user_file,
-    values, target, keep_asm); (facts, notes)."""
-    from kernels.compile.target import compile_for_target
-
-    o = req.payload
-    spec = srv.engine.get_spec(o["kernel"], o.get("user_file"))
-    return compile_for_target(spec, o["values"], o["target"], keep_asm=o["keep_asm"])
-
-
-def _plan_sweep(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    """A tune sweep's plan for the command line (its ``spec`` holds jit functions: left out)."""
-    from kernels.engine.sweep import plan_sweep
-
-    return dataclasses.replace(plan_sweep(req.payload), spec=None)
-
-
-def _gpu_trace(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    from kernels.gpu_trace import gpu_trace
-
-    trace_req, timeline_only = req.payload
-    return gpu_trace(trace_req, timeline_only=timeline_only)
-
-
-def _bench(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    o = req.payload
-    return srv.engine.bench_all(o.get("backend", "auto"), progress=progress, names=o.get("names"),
-                                autotune=bool(o.get("autotune", True)))
-
-
-class _Strays:
-    """``with _Strays() as notes``: child processes started inside the block and still there
-    after it (a kernel file that forked at import) are stopped, and ``notes`` says so."""
-
-    def __enter__(self) -> list[str]:
-        self.notes: list[str] = []
-        self.before = _children()
-        return self.notes
-
-    def __exit__(self, *exc: object) -> None:
-        new = sorted(_children() - self.before)
-        if not new:
-            return
-        import psutil
-
-        for pid in new:
-            try:
-                p = psutil.Process(pid)
-                p.kill()
-                p.wait(timeout=2.0)
-            except (psutil.Error, OSError):
-                pass
-        self.notes.append(f"the file started {len(new)} process(es) as it was loaded (os.fork?); "
-                          "they were stopped")
-
-
-def _children() -> set[int]:
-    try:
-        import psutil
-
-        return {p.pid for p in psutil.Process().children()}
-    except Exception:  # noqa: BLE001 — without psutil nothing is stopped here (the process group still is)
-        return set()
-
-
-def _precompile(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    """Compile ahead (payload: {"request": the RunRequest a Run would send, "target": None for
-    the GPU's, or e.g. "sm_90"}); answered at once, the compile runs in a background thread."""
-    o = req.payload
-    return {"status": srv.precompiler.submit(o["request"], o.get("target"))}
-
-
-#: requests that may run beside a compile ahead (no interpreter: it patches triton.language)
-_BESIDE_COMPILES = frozenset({"hello", "infos", "plan_sweep", "compile", "precompile", "trace_region"})
-
-
-def _apart_from_compiles(srv: Server, req: Request) -> Any:
-    """A request that may run the interpreter waits for the compile ahead in flight (and drops
-    the queued one); GPU runs and sweeps, and the small requests, run beside it."""
-    import contextlib
-
-    pre = srv.precompiler_started
-    gpu = req.kind in ("run", "sweep") and getattr(req.payload, "backend", None) == GPU
-    return contextlib.nullcontext() if pre is None or gpu or req.kind in _BESIDE_COMPILES else pre.exclusive()
-
-
-def _lesson_check(srv: Server, req: Request, progress: Any, cancel: Any) -> Any:
-    from kernels.lessons import check_lesson
-
-    name, path, lang = req.payload
-    return check_lesson(name, path, lang, cancel=cancel)
-
-
-#: requests that leave the live cache alone (the others may need its memory, or change the specs)
-_KEEPS_LIVE_CACHE = frozenset({"run", "hello", "infos", "plan_sweep", "compile", "trace_region", "precompile"})
-#: requests that leave the kept full trace alone (small ones; a trace replaces it itself)
-_KEEPS_FULL_TRACE = frozenset({"trace", "trace_region", "hello", "infos", "plan_sweep", "compile", "precompile"})
-
-_HANDLERS: dict[str, Callable[[Server, Request, Any, Any], Any]] = {
-    "hello": _hello,
-    "infos": _infos,
-    "run": _run,
-    "sweep": _sweep,
-    "trace": _trace,
-    "trace_region": _trace_region,
-    "load_file": _load_file,
-    "lesson_check": _lesson_check,
-    "open_script": _open_script,
-    "bench": _bench,
-    "compile": _compile,
-    "gpu_trace": _gpu_trace,
-    "plan_sweep": _plan_sweep,
-    "precompile": _precompile,
-}
 
 
 # ---------------------------------------------------------------------------------------------

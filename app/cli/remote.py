@@ -9,7 +9,9 @@ rules as a run: its load times out after ``--timeout`` seconds (else the window'
 process group — whatever the file forked — ends with the command. The command's stdout carries
 only what the verb prints (the worker's fd 1 is its stderr), so ``--json`` stays JSON.
 
-``compute(kind, payload, args)`` is the one call the verbs make; ``kernel_info(args)`` finds the
+``compute(kind, payload, args)`` is the one call the verbs make, for the kinds in ``CLI_KINDS``
+(rows of ``kernels.data.requests``): in this process it is the engine's handler of that kind
+(``kernels.engine.handlers``), the one the worker runs too; ``kernel_info(args)`` finds the
 kernel a verb names (in the worker when a file is given: its ``KernelInfo``, whose ``params``,
 ``name`` and ``metric`` are what the verbs read). A sweep whose worker dies returns the points
 it finished, with the error (``SweepResult.error``), so they are printed.
@@ -25,10 +27,11 @@ from typing import Any
 
 from .common import CliError, Failed
 
-__all__ = ["Remote", "close", "compute", "kernel_info", "plan_sweep", "remote", "uses_worker"]
+__all__ = ["CLI_KINDS", "Remote", "close", "compute", "kernel_info", "plan_sweep", "remote", "uses_worker"]
 
-#: kinds that always run the user's code: never in this process
-_USER_CODE = ("open_script", "lesson_check")
+#: the request kinds the command line sends (``compute`` refuses others)
+CLI_KINDS = frozenset({"run", "sweep", "trace", "bench", "compile", "open_script", "lesson_check", "layout",
+                       "load_file", "plan_sweep"})
 
 
 class Remote:
@@ -96,7 +99,9 @@ class Remote:
 
 
 def uses_worker(args: argparse.Namespace, kind: str = "") -> bool:
-    return (kind in _USER_CODE or bool(getattr(args, "file", None))
+    from kernels.data.requests import kinds
+
+    return (kind in kinds(worker_only=True) or bool(getattr(args, "file", None))
             or getattr(args, "timeout", None) is not None)
 
 
@@ -133,11 +138,12 @@ def kernel_info(args: argparse.Namespace, file: str, name: str | None, launch: i
 
 def compute(kind: str, payload: Any, args: argparse.Namespace, *, progress: Any = None,
             on_point: Any = None) -> Any:
-    """Do ``kind`` ("run", "sweep", "trace", "bench", "compile", "open_script", "lesson_check")
-    where it belongs: in the worker when a user file or ``--timeout`` is given (or the kind runs
-    the user's code), else in this process."""
+    """Do ``kind`` (one of ``CLI_KINDS``) where it belongs: in the worker when a user file or
+    ``--timeout`` is given (or the kind always runs the user's code), else in this process."""
+    if kind not in CLI_KINDS:
+        raise ValueError(f"the command line does not send {kind!r} requests (CLI_KINDS)")
     if not uses_worker(args, kind):
-        return _here(kind, payload, progress, on_point)
+        return _here(args, kind, payload, progress, on_point)
     r = remote(args)
     file = getattr(args, "file", None)
     if file:
@@ -168,9 +174,7 @@ def plan_sweep(req: Any, args: argparse.Namespace) -> Any:
     """``kernels.engine.sweep.plan_sweep(req)`` — in the worker when the kernel is a user file's
     (the plan comes back without its ``spec``); a refusal raises the engine's TilescopeError."""
     if not getattr(args, "file", None):
-        from kernels.engine.sweep import plan_sweep as plan_here
-
-        return plan_here(req)
+        return _here(args, "plan_sweep", req, None, None)
     r = remote(args)
     r.load(args.file)
     try:
@@ -183,32 +187,16 @@ def plan_sweep(req: Any, args: argparse.Namespace) -> Any:
         raise err from None
 
 
-def _here(kind: str, payload: Any, progress: Any, on_point: Any) -> Any:
-    if kind == "run":
-        from kernels import engine
+def _here(args: argparse.Namespace, kind: str, payload: Any, progress: Any, on_point: Any) -> Any:
+    """``kind`` in this process, by the engine's handler (the command's engine state kept on ``args``)."""
+    from kernels.engine.handlers import Call, EngineState, handle
 
-        return engine.run(payload, progress=progress)
-    if kind == "sweep":
-        from kernels import engine
-
-        return engine.sweep(payload, progress=progress, on_point=on_point)
-    if kind == "trace":
-        from kernels.trace import trace
-
-        return trace(payload, progress=progress)
-    if kind == "bench":
-        from kernels import engine
-
-        return engine.bench_all(payload["backend"], progress=progress, names=payload.get("names"),
-                                autotune=payload.get("autotune", True))
-    if kind == "compile":
-        from kernels import engine
-        from kernels.compile.target import compile_for_target
-
-        o = payload
-        return compile_for_target(engine.get_spec(o["kernel"]), o["values"], o["target"], keep_asm=o["keep_asm"])
-    if kind == "layout":
-        from kernels.layout.service import layout
-
-        return layout(payload)
-    raise ValueError(f"no in-process {kind}")
+    state = getattr(args, "_engine_state", None)
+    if state is None:
+        state = args._engine_state = EngineState()
+    call = Call()
+    if progress is not None:
+        call.progress = progress
+    if on_point is not None:
+        call.on_point = on_point
+    return handle(state, kind, payload, call)

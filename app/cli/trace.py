@@ -25,7 +25,7 @@ from kernels.data.backends import GPU
 from .common import EXIT_FAILED, EXIT_OK, CliError, check_writable, error_exit, stderr_progress
 from .options import add_value_args, collect_values, get_spec
 from .output import to_jsonable
-from .remote import compute, uses_worker
+from .remote import compute
 
 __all__ = ["add_parser", "cmd_trace", "trace_summary", "trace_arrays"]
 
@@ -92,7 +92,6 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    from kernels.gpu_trace import serve_trace
     from kernels.trace import TraceRequest
 
     _check_args(args)
@@ -107,7 +106,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
                        timeline=args.timeline, maps=not args.timeline)
     progress = stderr_progress(end_stage="deriving") if sys.stderr.isatty() else None
     # one routing for both backends (kernels.gpu_trace.serve_trace), here or in the worker
-    res = compute("trace", req, args, progress=progress) if uses_worker(args) else serve_trace(req, progress=progress)
+    res = compute("trace", req, args, progress=progress)
     if res.error is not None:
         return error_exit(res.error, args.verbose)
     if args.backend == GPU:

@@ -74,13 +74,13 @@ def test_runs_reuse_inputs_and_other_requests_release_them(server, monkeypatch):
     _, r1 = _run(srv, replies, 1, N=5000, BLOCK_SIZE=256)
     _, r2 = _run(srv, replies, 2, N=5000, BLOCK_SIZE=512, num_warps=8)
     assert r1.check.passed and r2.check.passed and r2.values["BLOCK_SIZE"] == 512
-    assert len(builds) == 1 and srv.live_cache.tensors is not None  # the second click built nothing
+    assert len(builds) == 1 and srv.state.live_cache.tensors is not None  # the second click built nothing
     srv._handle(Request(3, 3, "infos"))
-    assert replies.result()[1].kind == "result" and srv.live_cache.tensors is not None
+    assert replies.result()[1].kind == "result" and srv.state.live_cache.tensors is not None
     # a request of another kind (here a file that does not load) gets the memory back first
     srv._handle(Request(4, 4, "load_file", "/nonexistent/kernel_file.py"))
     assert replies.result()[1].kind == "error"
-    assert srv.live_cache.tensors is None and srv.live_cache.refs is None
+    assert srv.state.live_cache.tensors is None and srv.state.live_cache.refs is None
     _, r5 = _run(srv, replies, 5, N=5000, BLOCK_SIZE=256)
     assert r5.check.passed and len(builds) == 2
 
