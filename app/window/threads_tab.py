@@ -68,6 +68,7 @@ class ThreadsTab(QObject):
         events.subscribe(LayoutFailed, self._on_failure)
         if source is not None:
             source.editor().cursorPositionChanged.connect(self._on_source_line)
+            self.view.accessChanged.connect(self._mark_line)
 
     # -- when to ask ---------------------------------------------------------------------------------
     def in_front(self) -> bool:
@@ -151,6 +152,13 @@ class ThreadsTab(QObject):
         self.view.set_busy("")
         self.view.set_result(LayoutResult(kernel=self.sent.kernel if self.sent else "", target="", num_warps=0,
                                           accesses=[], error=err))
+
+    def _mark_line(self, index: int) -> None:
+        """The user picked another access: its line is marked in the source view."""
+        res = self.view.result
+        if self._source is not None and res is not None and 0 <= index < len(res.accesses):
+            line = res.accesses[index].line
+            self._source.mark_line(line) if line >= 0 else self._source.clear_mark()
 
     def _on_source_line(self) -> None:
         """The cursor moved to a source line (a click): the first access on that line, if any."""

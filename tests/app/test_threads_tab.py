@@ -131,3 +131,5 @@ def test_a_failed_request_says_why_and_a_source_line_picks_its_access(tab, qtbot
     cursor.setPosition(source.editor().document().findBlockByNumber(30 - 20).position())
     source.editor().setTextCursor(cursor)  # line 30: the store
     assert t.view.current().op == "store" and t.view.picker.currentText().startswith("store out_ptr")
+    t.view.picker.setCurrentIndex(0)  # picking the load marks its line (24) in the source view
+    assert source.marked_line() == 24

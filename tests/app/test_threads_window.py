@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from real_window import make_window, pick, wait_ready, wait_until
 
-SHOTS = os.environ.get("TILESCOPE_THREADS_SHOTS")  # a folder: the test also saves its window there
+#: a folder: the test also saves the window there (docs/screenshots/threads/window_*.png were made so)
+SHOTS = os.environ.get("TILESCOPE_THREADS_SHOTS")
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +58,7 @@ def test_the_threads_tab_draws_the_layout_and_follows_num_warps(qtbot, win):
     _type(qtbot, win, "num_warps", "8")
     wait_until(lambda: "warp 7 (128)" in view.legend.text(), 120, "the 8-warp layout drawn")
     assert "warpsPerCTA [8]" in view.header.text()
+    _shot(win, "vector_add_w8")
     # a trace brings the grid back to the front
     win.panel.set_backend("interpreter")
     win.trace_action.trigger()
