@@ -153,7 +153,8 @@ def ldmatrix_conflicts(threads: ThreadMap, offsets: np.ndarray, element_size: in
         raise ValueError("ldmatrix is modelled for 2-D operands only")
     per_row = 16 // element_size  # elements in one 16-byte matrix row
     n_warps = threads.element_of.shape[0]
-    per_warp = []
+    per_instruction: list[int] = []  # an ldmatrix.x4 reads 4 matrices: their wavefronts summed
+    n_matrices = 0
     for w in range(n_warps):
         held = np.unique(threads.element_of[w].reshape(-1))
         coords = np.stack(np.unravel_index(held, shape), axis=1)
@@ -163,12 +164,9 @@ def ldmatrix_conflicts(threads: ThreadMap, offsets: np.ndarray, element_size: in
         addr = offsets.reshape(-1)[held[first]] * element_size
         group = (addr // 16) % 8
         matrix = rows_c * (shape[1 - contiguous_dim] // 8 + 1) + rows_s // 8
-        waves = 0
-        for m in np.unique(matrix):
-            g = group[matrix == m]
-            waves += int(np.bincount(g, minlength=8).max())
-        per_warp.append((len(np.unique(matrix)), waves))
-    n_matrices = sum(n for n, _ in per_warp)
-    waves = np.array([wv for _, wv in per_warp], dtype=np.int32)
-    return BankConflicts(instructions=-(-n_matrices // 4), wavefronts=int(waves.sum()), ideal_wavefronts=n_matrices,
-                         vector_bits=128, per_instruction_wavefronts=waves)
+        waves = [int(np.bincount(group[matrix == m], minlength=8).max()) for m in np.unique(matrix)]
+        n_matrices += len(waves)
+        per_instruction += [sum(waves[i:i + 4]) for i in range(0, len(waves), 4)]
+    counts = np.array(per_instruction, dtype=np.int32)
+    return BankConflicts(instructions=len(per_instruction), wavefronts=int(counts.sum()), ideal_wavefronts=n_matrices,
+                         vector_bits=128, per_instruction_wavefronts=counts)

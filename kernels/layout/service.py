@@ -76,8 +76,7 @@ def _add_bank_conflicts(a: AccessLayout, acc: IRAccess) -> None:
         # mma.sync operands: Triton loads them with ldmatrix (16 bytes per lane, 8x8 matrices)
         a.vector_bits = 128
         a.bank_conflicts = ldmatrix_conflicts(a.threads, offsets, esize, _contiguous_dim(a.shared_layout))
-        a.notes.append("ldmatrix: one wavefront per 8x8 matrix without conflicts (bank_conflicts.instructions: "
-                       "ldmatrix.x4 instructions, per_instruction_wavefronts: per warp)")
+        a.notes.append("read with ldmatrix.x4 (four 8x8 matrices, one wavefront each without conflicts)")
         return
     vec = shared_vector(a.threads, offsets, _bits(a.dtype))
     a.vector_bits = vec * _bits(a.dtype)
