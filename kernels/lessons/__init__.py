@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .progress import (
+from ..data.lessons.progress import (
     PROGRESS_FILE,
     LessonState,
     Progress,
@@ -35,8 +35,8 @@ from .progress import (
     record_result,
     save_progress,
 )
-from .result import STAGES, WRONG_KINDS, BudgetFigure, LessonInfo, LessonResult, WrongElements
-from .texts import (
+from ..data.lessons.result import STAGES, WRONG_KINDS, BudgetFigure, LessonInfo, LessonResult, WrongElements
+from ..data.lessons.texts import (
     LANGS,
     hints,
     lesson_dir,

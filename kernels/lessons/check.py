@@ -28,14 +28,14 @@ import numpy as np
 import torch
 
 from ..data.errors import InterpreterFault, TraceCancelled, TraceUnsupported
+from ..data.lessons.result import STAGES, BudgetFigure, LessonResult, WrongElements
+from ..data.lessons.texts import lesson_info, normalize_lang, solution_path
 from ..run.check import compare
 from ..trace import trace_launch
 from .defs import LESSONS, Case, Extra, Lesson, Run
 from .diff import Side, budget_figures, budget_texts, map_diff, oob_texts
 from .loader import Launches, LessonFileError, launcher, line_in, load_file, unload
 from .messages import grid_text, say
-from .result import STAGES, BudgetFigure, LessonResult, WrongElements
-from .texts import lesson_info, normalize_lang, solution_path
 
 __all__ = ["check_lesson", "lesson_inputs", "GUARD"]
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..data.lessons.result import BudgetFigure, WrongElements
+from ..data.lessons.texts import normalize_lang
 from ..data.trace import (
     NO_PROGRAM,
     OOB_OUTSIDE_STORAGE,
@@ -23,8 +25,6 @@ from ..data.trace import (
     Trace,
 )
 from .messages import elements_text, program_text, programs_text, say
-from .result import BudgetFigure, WrongElements
-from .texts import normalize_lang
 
 __all__ = ["Side", "map_diff", "oob_texts", "budget_figures", "budget_texts", "who_touched"]
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .texts import LESSONS_DIR, normalize_lang
+from ..data.lessons.texts import LESSONS_DIR, normalize_lang
 
 __all__ = ["say", "program_text", "programs_text", "elements_text", "runs", "grid_text"]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from app.settings import DEFAULT_TIMEOUT_S, Settings
-from kernels.lessons.progress import LessonState, Progress, load_progress, progress_path, save_progress
+from kernels.data.lessons.progress import LessonState, Progress, load_progress, progress_path, save_progress
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -131,7 +131,7 @@ def test_a_directory_or_a_pipe_in_place_of_the_lesson_progress_is_a_message(tmp_
         os.mkfifo(p)
     r = subprocess.run([sys.executable, "-c", textwrap.dedent("""
         import sys
-        from kernels.lessons.progress import load_progress
+        from kernels.data.lessons.progress import load_progress
         print("WARNING", load_progress(sys.argv[1]).warning)
     """), str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
@@ -142,7 +142,7 @@ def test_a_lesson_progress_of_gigabytes_is_not_read(tmp_path):
     p = progress_path(tmp_path)
     with open(p, "wb") as f:
         f.truncate(3 << 30)
-    code = _HUGE.format(module="kernels.lessons.progress", fn="load_progress", call="load_progress(sys.argv[1])")
+    code = _HUGE.format(module="kernels.data.lessons.progress", fn="load_progress", call="load_progress(sys.argv[1])")
     r = subprocess.run([sys.executable, "-c", textwrap.dedent(code), str(tmp_path)], cwd=ROOT,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]

@@ -19,7 +19,7 @@ from real_window import make_window, wait_ready, wait_until  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
 from app.window.dialogs import SweepDialog  # noqa: E402
-from kernels.lessons.texts import list_lessons  # noqa: E402
+from kernels.data.lessons.texts import list_lessons  # noqa: E402
 from views import i18n  # noqa: E402
 from views.i18n_check import english_words, menu_texts, visible_texts  # noqa: E402
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from kernels.data.errors import TraceCancelled
+from kernels.data.lessons.result import LessonResult
 from kernels.lessons import (
     LANGS,
     check_lesson,
@@ -35,7 +36,6 @@ from kernels.lessons import (
     write_starter,
 )
 from kernels.lessons.defs import LESSONS
-from kernels.lessons.result import LessonResult
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = [i.name for i in list_lessons()]
@@ -351,7 +351,7 @@ def test_progress_round_trip(tmp_path):
 
 
 def test_the_gui_side_imports_neither_torch_nor_triton():
-    code = ("import json, sys\nimport kernels.lessons as L\nfrom kernels.lessons import result, progress, texts\n"
+    code = ("import json, sys\nimport kernels.lessons as L\nfrom kernels.data.lessons import result, progress, texts\n"
             "L.hints('masks', 'zh_CN'); L.starter_text('grid')\n"
             "print(json.dumps(sorted({n.split('.')[0] for n in sys.modules})))")
     env = dict(os.environ, PYTHONPATH=str(ROOT))

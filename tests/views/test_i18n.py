@@ -16,7 +16,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QWidget
 
-from kernels.lessons.texts import list_lessons
+from kernels.data.lessons.texts import list_lessons
 from views import demo_results as demo
 from views import i18n
 from views.demo import demo_matmul, demo_oob, demo_vector_add
@@ -120,7 +120,7 @@ def _widgets(tmp: Path) -> list[tuple[QWidget, list[str]]]:
     """Every views widget, empty and with demo data, and the data strings each shows as given."""
     import numpy as np
 
-    from kernels.lessons.result import LessonResult, WrongElements
+    from kernels.data.lessons.result import LessonResult, WrongElements
     from views.compile_view import CompileView
     from views.correctness_view import CorrectnessView
     from views.grid_view import GridView

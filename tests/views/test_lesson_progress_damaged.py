@@ -8,9 +8,9 @@ raises in the slot when a folder sits in the file's place.
 
 from __future__ import annotations
 
-from kernels.lessons.progress import progress_path
-from kernels.lessons.result import LessonResult
-from kernels.lessons.texts import list_lessons
+from kernels.data.lessons.progress import progress_path
+from kernels.data.lessons.result import LessonResult
+from kernels.data.lessons.texts import list_lessons
 from views.lesson_view import LessonView
 
 NAME = list_lessons()[0].name

@@ -13,9 +13,9 @@ from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QTextCursor
 from PySide6.QtWidgets import QApplication
 
-from kernels.lessons.progress import load_progress
-from kernels.lessons.result import BudgetFigure, LessonResult, WrongElements
-from kernels.lessons.texts import hints, list_lessons, solution_text, starter_text
+from kernels.data.lessons.progress import load_progress
+from kernels.data.lessons.result import BudgetFigure, LessonResult, WrongElements
+from kernels.data.lessons.texts import hints, list_lessons, solution_text, starter_text
 from views.demo import demo_matmul, demo_vector_add
 from views.i18n import install_translator
 from views.lesson_view import LessonView

@@ -26,7 +26,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QThread, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
-from kernels.lessons.texts import lesson_info, solution_text, starter_text
+from kernels.data.lessons.texts import lesson_info, solution_text, starter_text
 from views.i18n import install_translator
 from views.lesson_view import LessonView
 

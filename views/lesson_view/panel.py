@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kernels.lessons.progress import (
+from kernels.data.lessons.progress import (
     Progress,
     load_progress,
     next_lesson,
@@ -39,8 +39,8 @@ from kernels.lessons.progress import (
     record_result,
     save_progress,
 )
-from kernels.lessons.result import LessonInfo, LessonResult
-from kernels.lessons.texts import (
+from kernels.data.lessons.result import LessonInfo, LessonResult
+from kernels.data.lessons.texts import (
     hints,
     lesson_text,
     list_lessons,

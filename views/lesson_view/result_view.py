@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kernels.lessons.result import BudgetFigure, LessonResult, WrongElements
+from kernels.data.lessons.result import BudgetFigure, LessonResult, WrongElements
 
 from .. import theme
 from ..i18n import translate

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..data.safe_json import DamagedFile, read_json_file
+from ..safe_json import DamagedFile, read_json_file
 from .result import LessonResult
 
 __all__ = ["PROGRESS_FILE", "LessonState", "Progress", "progress_path", "load_progress", "save_progress",
