@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kernels.data.backends import INTERPRETER
+
 from .common import EXIT_FAILED, EXIT_OK, CliError, error_exit, stderr_progress
 from .options import add_config_args, collect_values, get_spec
 from .output import fmt, fmt_ms, print_json, table, values_text
@@ -181,7 +183,7 @@ def _warn_launch_axes(spec: Any, req: Any, res: Any) -> None:
     """One line on stderr when a grid sweep on the interpreter varies launch options: no effect there."""
     launch = {p.name for p in spec.params if p.kind == "launch"} | set(_LAUNCH_ARGS)
     names = [n for n in req.axes if n in launch]
-    if names and any(p.result.backend == "interpreter" for p in res.points):
+    if names and any(p.result.backend == INTERPRETER for p in res.points):
         print(f"warning: {' and '.join(names)} {'has' if len(names) == 1 else 'have'} no effect under the "
               "interpreter (every value runs the same program): sweep on a GPU to compare them", file=sys.stderr)
 
@@ -276,7 +278,7 @@ def _compile_text(c: Any) -> str:
 
 def _figure(r: Any, metric: str) -> float | None:
     m = r.metrics
-    if m is None or r.backend == "interpreter":
+    if m is None or r.backend == INTERPRETER:
         return None
     return m.tflops if metric == "TFLOP/s" else m.gbps
 
@@ -310,7 +312,7 @@ def format_ranking(res: Any, metric: str) -> str:
     if not res.ranking:
         return "\nranking: no point passed its check"
     grouped = any(e.group for e in res.ranking)
-    interp = any(res.points[e.index].result.backend == "interpreter" for e in res.ranking)
+    interp = any(res.points[e.index].result.backend == INTERPRETER for e in res.ranking)
     headers = ["rank", *(["group"] if grouped else []), *res.names, "median ms", "p20–p80 ms", "reps", "× best",
                *([] if interp else [metric]), "noise"]
     rows, shown, left = [], {}, {}

@@ -7,6 +7,7 @@ import statistics
 from collections.abc import Iterable
 from typing import Any
 
+from ..data.backends import AUTO
 from ..data.errors import TilescopeError
 from ..data.results import Progress, RunRequest, RunResult
 from ..run import backends
@@ -76,7 +77,7 @@ def _row(spec: KernelSpec, case: dict, r: RunResult, notes: list[str]) -> dict[s
     }
 
 
-def bench_all(backend: str = "auto", progress: ProgressFn | None = None,
+def bench_all(backend: str = AUTO, progress: ProgressFn | None = None,
               names: Iterable[str] | None = None, autotune: bool = True) -> list[dict[str, Any]]:
     """Every spec's bench cases, Triton against torch in the same run, one dict per case.
 

@@ -37,6 +37,7 @@ import torch
 import triton
 
 from ..compile import facts as compiled
+from ..data.backends import GPU
 from ..data.errors import Cancelled, first_line, to_error_info
 from ..data.grid import n_programs
 from ..data.results import CompileFacts, Progress, RunRequest, RunResult, Timing
@@ -386,7 +387,7 @@ def _compile_facts(res: RunResult, p: Prepared, req: RunRequest, st: _State, ret
     elif ret is None or not hasattr(ret, "metadata"):
         st.notes.append("the launcher returned no compiled kernel: compile facts unavailable")
     else:
-        limits = device.device_facts("gpu").limits
+        limits = device.device_facts(GPU).limits
         n = n_programs(res.grid) if res.grid else 0
         if live is None:
             res.compile, notes = compiled.compile_facts(ret, n, limits, req.keep_asm)

@@ -37,6 +37,7 @@ from typing import Any
 
 import triton
 
+from ..data.backends import GPU
 from ..data.backends import backend as backend_info
 from ..data.errors import first_line, to_error_info
 from ..data.params import ValidationError
@@ -154,7 +155,7 @@ def plan_sweep(req: SweepRequest) -> SweepPlan:
             raise _refuse(str(e), "target") from None
         notes.append(f"pruned against the limits of {req.target}")
     elif req.prune and not be.is_interpreter:
-        limits = device.device_facts("gpu").limits
+        limits = device.device_facts(GPU).limits
     elif req.prune:
         notes.append("no device limits under the interpreter: only block sizes were checked before running "
                      "(give a target such as sm_90 to prune shared memory and registers for that GPU)")

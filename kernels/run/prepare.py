@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from ..data.backends import AUTO
 from ..data.errors import TilescopeError
 from ..data.params import ValidationError
 from ..specs.spec import KernelSpec
@@ -83,7 +84,7 @@ def _data_key(spec: KernelSpec, cfg: dict, be: Backend, plan: InputPlan | None) 
     return (spec.name, spec.origin, id(spec), be.device, data_values, plan.signature())
 
 
-def prepare(spec: KernelSpec, values: dict[str, Any], backend: Backend | str = "auto", seed: int = 0,
+def prepare(spec: KernelSpec, values: dict[str, Any], backend: Backend | str = AUTO, seed: int = 0,
             cache: InputCache | None = None) -> Prepared:
     """Validate, check memory, build (or reuse) the inputs and reset the outputs. Raises
     ValidationError, ResourceError, InterpreterFault, BackendUnavailable: the caller reports."""

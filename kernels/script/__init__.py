@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 
+from ..data.backends import AUTO
 from ..data.errors import UserFileError
 from ..data.script import CapturedLaunch, ScriptCapture
 from ..run.backends import Backend, resolve
@@ -65,7 +66,7 @@ def _record(live: LiveLaunch, spec_name: str) -> CapturedLaunch:
                      "function to call again"))
 
 
-def open_script(path: str, backend: Backend | str = "auto", *, budget_s: float = 30.0,
+def open_script(path: str, backend: Backend | str = AUTO, *, budget_s: float = 30.0,
                 max_launches: int = 16) -> tuple[ScriptCapture, list[KernelSpec]]:
     """Capture ``path`` and register a spec per launch (replacing the file's earlier ones)."""
     be = resolve(backend) if isinstance(backend, str) else backend
