@@ -3,6 +3,7 @@ so the app and the demo data build rows without loading the widget."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
@@ -37,6 +38,9 @@ def history_row(run_id: int, result: RunResult, metric_unit: str, when: float | 
         "dtype": str(result.values.get("dtype", "")),
         "values": dict(result.values),
         "ms": t.median_ms if t is not None else None,
+        "p20_ms": t.p20_ms if t is not None else None,
+        "p80_ms": t.p80_ms if t is not None else None,
+        "clocks": dataclasses.asdict(result.clocks) if getattr(result, "clocks", None) is not None else None,
         "metric": metric,
         "metric_unit": unit,
         "ratio_vs_torch": None if interp or m is None else m.ratio_vs_torch,

@@ -21,7 +21,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -31,6 +31,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QTableWidget,
     QTableWidgetItem,
@@ -55,10 +57,11 @@ ID_ROLE = Qt.ItemDataRole.UserRole + 2
 #: (key, header) of the table's columns: what a run gave first (its time and throughput), then the
 #: parameters (those that differ between runs first), and what is the same for most runs last
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("ms", "ms"), ("metric", QT_TRANSLATE_NOOP("HistoryView", "Metric")),
+    ("ms", "ms"), ("spread", "p20–p80"), ("metric", QT_TRANSLATE_NOOP("HistoryView", "Metric")),
     ("params", QT_TRANSLATE_NOOP("HistoryView", "Parameters")), ("check", QT_TRANSLATE_NOOP("HistoryView", "Check")),
     ("kernel", QT_TRANSLATE_NOOP("HistoryView", "Kernel")),
     ("ratio_vs_torch", QT_TRANSLATE_NOOP("HistoryView", "vs torch")),
+    ("clock", QT_TRANSLATE_NOOP("HistoryView", "SM clock")),
     ("backend", QT_TRANSLATE_NOOP("HistoryView", "Backend")), ("dtype", "dtype"),
     ("time", QT_TRANSLATE_NOOP("HistoryView", "Time")),
 )
@@ -100,6 +103,46 @@ def _fmt_time(v: Any) -> str:
     if f is None:
         return str(v or "")
     return _dt.datetime.fromtimestamp(f).strftime("%Y-%m-%d %H:%M:%S")
+
+
+#: a spread this wide (p80 − p20 over the median) fills the spread column's bar
+SPREAD_FULL = 0.10
+
+
+def spread_fraction(row: dict[str, Any]) -> float | None:
+    """(p80 − p20) / median of a row's timing, or None without one."""
+    ms, lo, hi = _num(row.get("ms")), _num(row.get("p20_ms")), _num(row.get("p80_ms"))
+    if not ms or lo is None or hi is None:
+        return None
+    return max(0.0, hi - lo) / ms
+
+
+def _clock_text(row: dict[str, Any]) -> str:
+    """The SM clock a GPU run was timed at ("1665 MHz *" when throttled); "?" when unknown."""
+    c = row.get("clocks")
+    if not isinstance(c, dict):
+        return "—"
+    if not c.get("source"):
+        return "—" if row.get("backend") == "interpreter" else "?"
+    return f"{c.get('sm_mhz')} MHz" + (" *" if c.get("throttled") else "")
+
+
+def _clocks_tip(row: dict[str, Any]) -> str:
+    c = row.get("clocks")
+    if not isinstance(c, dict):
+        return ""
+    if not c.get("source"):
+        return c.get("note") or translate("HistoryView", "clocks unknown")
+    parts = [f"SM {c.get('sm_mhz')}/{c.get('sm_max_mhz') or '?'} MHz",
+             translate("HistoryView", "memory {mem} MHz").format(mem=c.get("mem_mhz"))]
+    if c.get("temp_c") is not None:
+        parts.append(f"{c['temp_c']} °C")
+    if c.get("power_w") is not None:
+        parts.append(f"{c['power_w']:.0f} W")
+    text = translate("HistoryView", "clocks: ") + " · ".join(parts)
+    if c.get("throttled"):
+        text += "\n" + translate("HistoryView", "throttled: {why}").format(why=c.get("note") or "")
+    return text
 
 
 def _params_text(row: dict[str, Any], varying: tuple[str, ...] = ()) -> str:
@@ -194,11 +237,21 @@ class _HistoryModel(QAbstractTableModel):
             if key in ("time", "ms", "metric", "ratio_vs_torch"):
                 f = _num(row.get(key))
                 return f if f is not None else -math.inf
+            if key == "spread":
+                f = spread_fraction(row)
+                return f if f is not None else -math.inf
+            if key == "clock":
+                f = _num((row.get("clocks") or {}).get("sm_mhz")) if isinstance(row.get("clocks"), dict) else None
+                return f if f is not None else -math.inf
             return self._display(row, key, self.varying)
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [translate("HistoryView", "run #{id} on {device}").format(id=row.get("id"),
                                                                               device=row.get("device", "?")),
                      _params_text(row, self.varying.get(str(row.get("kernel", "")), ()))]
+            if _num(row.get("p20_ms")) is not None and _num(row.get("ms")) is not None:
+                lines.append(translate("HistoryView", "median {ms} ms, p20–p80 {lo}–{hi} ms").format(
+                    ms=_fmt_num(row.get("ms")), lo=_fmt_num(row.get("p20_ms")), hi=_fmt_num(row.get("p80_ms"))))
+            lines.append(_clocks_tip(row))
             if row.get("error"):
                 lines.append(translate("HistoryView", "error: {message}").format(message=row["error"]))
             return "\n".join(x for x in lines if x)
@@ -208,7 +261,9 @@ class _HistoryModel(QAbstractTableModel):
                 return QBrush(QColor(theme.PASS))
             if c in ("fail", False) or row.get("error"):
                 return QBrush(QColor(theme.FAIL))
-        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("ms", "metric", "ratio_vs_torch"):
+        if role == Qt.ItemDataRole.ForegroundRole and key == "clock" and (row.get("clocks") or {}).get("throttled"):
+            return QBrush(QColor(theme.ACCENT_WARN))
+        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("ms", "metric", "ratio_vs_torch", "spread", "clock"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
@@ -220,6 +275,11 @@ class _HistoryModel(QAbstractTableModel):
             return _params_text(row, (varying or {}).get(str(row.get("kernel", "")), ()))
         if key == "ms":
             return _fmt_num(row.get("ms"))
+        if key == "spread":
+            f = spread_fraction(row)
+            return "—" if f is None else f"±{50 * f:.1f}%"
+        if key == "clock":
+            return _clock_text(row)
         if key == "metric":
             if row.get("metric") is None:
                 return translate("HistoryView", "— (interpreter)") if is_interpreter(row.get("backend")) else "—"
@@ -236,6 +296,26 @@ class _HistoryModel(QAbstractTableModel):
         if key == "backend" and row.get(key) in BACKEND_NAMES:
             return _tr(row[key])
         return str(row.get(key, ""))
+
+
+class _SpreadDelegate(QStyledItemDelegate):
+    """The spread column: a bar as wide as the run's p20–p80 spread (SPREAD_FULL fills it), the
+    ±% over it — a noisy run stands out down the column."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        super().paint(painter, option, index)
+        row_id = index.data(ID_ROLE)
+        model = index.model()
+        src = model.sourceModel() if hasattr(model, "sourceModel") else model
+        row = next((r for r in getattr(src, "rows", []) if r.get("id") == row_id), None)
+        f = spread_fraction(row) if row is not None else None
+        if f is None:
+            return
+        r = option.rect.adjusted(3, option.rect.height() - 6, -3, -2)
+        painter.save()
+        painter.fillRect(r.adjusted(0, 0, -int(r.width() * (1 - min(1.0, f / SPREAD_FULL))), 0),
+                         QColor(theme.ACCENT_WARN if f > SPREAD_FULL / 2 else theme.TRITON))
+        painter.restore()
 
 
 class CompareDialog(QDialog):
@@ -376,6 +456,8 @@ class HistoryView(QWidget):
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setStretchLastSection(True)
         self._widths = [0] * len(COLUMNS)
+        self._spread_delegate = _SpreadDelegate(self.table)
+        self.table.setItemDelegateForColumn(_COL["spread"], self._spread_delegate)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
         self.table.doubleClicked.connect(self._on_double_click)
 

@@ -507,6 +507,10 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <source>It printed {n:,} line(s): see Details.</source>
         <translation>脚本输出了 {n:,} 行：见“详情”。</translation>
     </message>
+    <message>
+        <source>No winner: {why}.</source>
+        <translation>无胜出者：{why}。</translation>
+    </message>
 </context>
 <context>
     <name>CorrectnessView</name>
@@ -1232,6 +1236,30 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
     <message>
         <source>CSV table (*.csv);;JSON (*.json)</source>
         <translation>CSV 表格 (*.csv);;JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>SM clock</source>
+        <translation>SM 时钟</translation>
+    </message>
+    <message>
+        <source>clocks unknown</source>
+        <translation>时钟未知</translation>
+    </message>
+    <message>
+        <source>clocks: </source>
+        <translation>时钟：</translation>
+    </message>
+    <message>
+        <source>median {ms} ms, p20–p80 {lo}–{hi} ms</source>
+        <translation>中位数 {ms} ms，p20–p80 {lo}–{hi} ms</translation>
+    </message>
+    <message>
+        <source>memory {mem} MHz</source>
+        <translation>显存 {mem} MHz</translation>
+    </message>
+    <message>
+        <source>throttled: {why}</source>
+        <translation>降频：{why}</translation>
     </message>
 </context>
 <context>
@@ -2712,8 +2740,8 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>清除</translation>
     </message>
     <message>
-        <source>measured peak {peak} {unit}</source>
-        <translation>实测峰值 {peak} {unit}</translation>
+        <source>peak {peak} {unit}</source>
+        <translation>峰值 {peak} {unit}</translation>
     </message>
     <message>
         <source>Run {n}</source>
@@ -2776,8 +2804,8 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>运行 {n}：{ms} ms（解释器墙钟时间）</translation>
     </message>
     <message>
-        <source> = {pct:.0f}% of measured peak</source>
-        <translation> = 实测峰值的 {pct:.0f}%</translation>
+        <source> = {pct:.0f}% of peak</source>
+        <translation> = 峰值的 {pct:.0f}%</translation>
     </message>
     <message>
         <source> · {n} run(s) without timing</source>
@@ -2790,6 +2818,46 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
     <message>
         <source>PNG image (*.png);;SVG vector image (*.svg)</source>
         <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg)</translation>
+    </message>
+    <message>
+        <source>SM {sm}/{top} MHz</source>
+        <translation>SM 时钟 {sm}/{top} MHz</translation>
+    </message>
+    <message>
+        <source>clock below its top</source>
+        <translation>时钟低于最高频率</translation>
+    </message>
+    <message>
+        <source>clocks unknown</source>
+        <translation>时钟未知</translation>
+    </message>
+    <message>
+        <source>clocks: </source>
+        <translation>时钟：</translation>
+    </message>
+    <message>
+        <source>data sheet {value}</source>
+        <translation>规格表 {value}</translation>
+    </message>
+    <message>
+        <source>memory {mem} MHz</source>
+        <translation>显存 {mem} MHz</translation>
+    </message>
+    <message>
+        <source>outlier: outside the p20–p80 spread of runs {runs} (same configuration)</source>
+        <translation>离群点：超出同一配置第 {runs} 次运行的 p20–p80 范围</translation>
+    </message>
+    <message>
+        <source>peak {peak} {unit} ({source})</source>
+        <translation>峰值 {peak} {unit}（{source}）</translation>
+    </message>
+    <message>
+        <source>throttled: {why}</source>
+        <translation>降频：{why}</translation>
+    </message>
+    <message>
+        <source>warmed {ms} ms</source>
+        <translation>预热 {ms} ms</translation>
     </message>
 </context>
 <context>
