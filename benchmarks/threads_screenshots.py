@@ -1,6 +1,6 @@
 """Screenshots of the Threads view alone, for the docs: catalog kernels compiled for sm_90 on the
 CPU by the layout engine (no GPU), the coalescing numbers from the interpreter's addresses of
-programs 0..3.
+program 0.
 
     env PYTHONPATH=. .venv/bin/python benchmarks/threads_screenshots.py [CASE ...]
 
@@ -9,7 +9,9 @@ Writes docs/screenshots/threads/<case>_<width>x<height>.png at 1366×768 and 192
 - vector_add_w2, _w4, _w8: the load of x at num_warps 2, 4 and 8 (BLOCK_SIZE 1024);
 - softmax: the load of a row (the catalog default);
 - matmul_a, matmul_b, matmul_acc: the tl.dot's A and B operands (in shared memory on sm_90, read
-  by wgmma: drawn by bank) and its accumulator (the MMA v3 layout), the catalog default.
+  by wgmma: drawn by bank) and its accumulator (the MMA v3 layout), the catalog default;
+- matmul_acc_zoom, matmul_a_zoom, matmul_b_zoom: the same zoomed in on their top-left cells
+  (``ZOOM``: rows × columns in view), where every cell is labelled.
 """
 
 from __future__ import annotations
@@ -35,7 +37,12 @@ CASES = {
     "matmul_a": ("matmul", {}, ("dot_a", 0)),
     "matmul_b": ("matmul", {}, ("dot_b", 0)),
     "matmul_acc": ("matmul", {}, ("accumulator", 0)),
+    "matmul_acc_zoom": ("matmul", {}, ("accumulator", 0)),
+    "matmul_a_zoom": ("matmul", {}, ("dot_a", 0)),
+    "matmul_b_zoom": ("matmul", {}, ("dot_b", 0)),
 }
+#: case -> (rows, columns) from the top-left corner in view: what a wheel zoom shows
+ZOOM = {"matmul_acc_zoom": (16, 32), "matmul_a_zoom": (16, 32), "matmul_b_zoom": (8, 32)}
 
 
 def layouts(names: list[str]) -> dict[str, tuple]:
@@ -49,7 +56,7 @@ def layouts(names: list[str]) -> dict[str, tuple]:
         kernel, values, (op, k) = CASES[case]
         key = (kernel, tuple(sorted(values.items())))
         if key not in made:
-            made[key] = layout_spec(get_spec(kernel, None), values, "sm_90", programs="0:4")
+            made[key] = layout_spec(get_spec(kernel, None), values, "sm_90", programs="0:1")
         res = made[key]
         index = [a.index for a in res.accesses if a.op == op][k]
         out[case] = (res, index)
@@ -75,6 +82,13 @@ def main(argv: list[str]) -> int:
             view.set_result(res, index)
             for _ in range(10):
                 app.processEvents()
+            if case in ZOOM:
+                from PySide6.QtCore import QRectF
+
+                rows, cols = ZOOM[case]
+                view.canvas.vb.setRange(QRectF(0, 0, cols, rows), padding=0)
+                for _ in range(10):
+                    app.processEvents()
             path = OUT / f"{case}_{w}x{h}.png"
             view.grab().save(str(path))
             a = res.accesses[index]
