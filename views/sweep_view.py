@@ -34,9 +34,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kernels.data.backends import is_interpreter
+from kernels.data.backends import INTERPRETER, backend, is_interpreter
 from kernels.data.params import is_pow2
 from kernels.data.results import SweepPoint, SweepResult
+from kernels.data.tuning.space import LAUNCH_OPTIONS
 
 from . import theme
 from .i18n import translate
@@ -214,11 +215,18 @@ class SweepView(QWidget):
         return self._heat_array()
 
     def best_index(self) -> tuple[int, ...] | None:
-        """Axis indices of the best point (x index first), or None."""
+        """Axis indices of the best point (x index first), or None. On a backend that ignores
+        launch options (the interpreter), points differing only in them are the same program:
+        only the first value of each such axis is ranked, and a sweep over them alone has none."""
         best, best_v = None, None
+        opts = []
+        if self._interp and not backend(INTERPRETER).honours_launch_options:
+            opts = [i for i, (n, _) in enumerate(self._axes) if n in LAUNCH_OPTIONS]
+            if opts and len(opts) == len(self._axes):
+                return None
         for key, p in self._points.items():
             v = self._value(p)
-            if v is None:
+            if v is None or any(key[i] != 0 for i in opts):
                 continue
             if best_v is None or (v < best_v if self._interp else v > best_v):
                 best, best_v = key, v
