@@ -28,6 +28,7 @@ from typing import Any
 from kernels.data.backends import NAMES as BACKEND_NAMES
 from kernels.data.backends import is_gpu
 from kernels.data.region import RegionRequest
+from kernels.data.requests import request_kind
 from kernels.data.results import CompileFacts, ErrorInfo, Progress, RunRequest, RunResult, SweepPoint
 from kernels.data.trace import Trace
 from views.words import QT_TRANSLATE_NOOP, translate
@@ -62,11 +63,13 @@ from .trace_flow import TRACE_SUGGEST_PROGRAMS, TRACE_SUGGESTED_WINDOW, TraceFlo
 __all__ = ["ActionState", "Controller", "TRACE_SUGGESTED_WINDOW", "TRACE_SUGGEST_PROGRAMS", "WINDOW_KINDS",
            "WindowPort", "WorkerPort", "script_summary"]
 
-#: request kinds that keep the worker busy (a "ping" or "infos" does not)
-WORK_KINDS = ("run", "trace", "sweep", "load_file", "lesson_check")
-#: every request kind the window sends (the user's actions, and the parts' own: a compile for a
-#: chosen target, a region at full resolution, a compile ahead)
-WINDOW_KINDS = (*WORK_KINDS, "infos", "compile", "trace_region", "precompile", "layout")
+#: every request kind the window sends, each a row of ``kernels.data.requests``: the user's actions,
+#: and the parts' own (a compile for a chosen target, a region at full resolution, a compile ahead,
+#: the Threads tab's layouts)
+WINDOW_KINDS = ("run", "trace", "sweep", "load_file", "lesson_check", "compile", "trace_region", "precompile",
+                "layout")
+#: those that keep the worker busy a while (the table's long-running kinds): what Cancel stops
+WORK_KINDS = frozenset(k for k in WINDOW_KINDS if request_kind(k).long_running)
 #: the request kinds as "{what} cancelled" names them
 KIND_WORDS = (QT_TRANSLATE_NOOP("Controller", "run"), QT_TRANSLATE_NOOP("Controller", "trace"),
               QT_TRANSLATE_NOOP("Controller", "sweep"))
@@ -288,9 +291,6 @@ class Controller:
                 self.kernels.file_loaded(payload)
             elif kind == "lesson_check":
                 self.desk.publish(LessonChecked(payload))
-            elif kind == "infos":
-                self.session.set_infos(payload)
-                self.desk.publish(KernelsListed(tuple(self.session.infos.values())))
             elif kind == "compile":
                 facts, notes = payload
                 self.desk.publish(CompileAnswered(gen, facts if isinstance(facts, CompileFacts) else None,

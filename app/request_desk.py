@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from kernels.data.requests import kinds
 from kernels.data.results import ErrorInfo, RunResult
 from views.words import translate
 
-from .client import SUPERSEDING_KINDS
 from .events import (
     ActionsChanged,
     Event,
@@ -33,6 +33,9 @@ from .session import Session
 from .settings import Settings
 
 __all__ = ["RequestDesk", "WindowPort", "WorkerPort"]
+
+#: kinds whose newer request makes older ones pointless: only the latest's answers are shown
+SUPERSEDING_KINDS = kinds(supersedes=True)
 
 
 class WorkerPort(Protocol):

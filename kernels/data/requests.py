@@ -71,7 +71,7 @@ def _small(name: str, payload: tuple[type, ...], result: tuple[type, ...], answe
 
 REQUESTS: tuple[RequestKind, ...] = (
     _small("hello", (_NONE,), (dict,), "the worker's pid, backends, kernel infos and versions", internal=True),
-    _small("infos", (_NONE,), (list,), "every registered kernel's KernelInfo"),
+    _small("infos", (_NONE,), (list,), "every registered kernel's KernelInfo (tests and diagnostics)", internal=True),
     RequestKind("run", (RunRequest,), (RunResult,), "one launch: checked, timed, with compile facts",
                 cancellable=True, reports_progress=True, long_running=True, supersedes=True, timed_like_run=True,
                 keeps_live_cache=True),
