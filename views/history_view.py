@@ -123,7 +123,7 @@ def _clock_text(row: dict[str, Any]) -> str:
     if not isinstance(c, dict):
         return "—"
     if not c.get("source"):
-        return "—" if row.get("backend") == "interpreter" else "?"
+        return "—" if is_interpreter(row.get("backend")) else "?"
     return f"{c.get('sm_mhz')} MHz" + (" *" if c.get("throttled") else "")
 
 
