@@ -639,8 +639,8 @@ class WorkerClient:
 
 
 #: the reply pipe's buffer (Linux): a big reply crosses in 1 MiB steps instead of 64 KiB ones. Each
-#: step is a hand-over between the worker (niced) and this process's reader thread; on a busy
-#: 2-core machine 300 of them (a 19 MB trace) took 1.2 s, against 0.1 s with this
+#: step is a hand-over between the worker (niced) and this process's reader thread, and on a busy
+#: machine each costs a time slice (figures: docs/benchmarks/transport.md)
 _PIPE_BYTES = 1 << 20
 
 

@@ -7,12 +7,12 @@ Payloads are the plain dataclasses of ``kernels.data.results`` / ``kernels.data.
 inside are fine); a ``progress`` reply carries a ``kernels.data.results.Progress`` (stage,
 fraction, done of total).
 
-Why out-of-band: the array data of a message (a 4096-program trace is 19 MB of arrays) travels
+Why out-of-band: the array data of a message (a trace is tens of megabytes of arrays) travels
 after the pickle, each buffer aligned to 64 bytes, and decoding makes the arrays *views* of the
-received body instead of copying them. An in-band pickle of that trace took the unpickler 10-85 ms
-on this project's 2-core machine, all of it holding the GIL, so the GUI thread, which needs the GIL
-for every event, stood still meanwhile (a 1 ms ticker thread saw gaps of 36-45 ms); out of band the
-same decode takes 0.5 ms. Body layout::
+received body instead of copying them. An in-band pickle of a trace keeps the unpickler busy for
+long stretches, all of it holding the GIL, so the GUI thread, which needs the GIL for every event,
+stands still meanwhile; out of band the decode is a small fraction of that (figures:
+docs/benchmarks/gui.md and transport.md). Body layout::
 
     pickle (starts b"\x80\x05") | padding | buffer 0 | padding | buffer 1 | ...
     | table: (offset, length) as two big-endian uint64 per buffer
@@ -43,7 +43,6 @@ __all__ = [
     "FORBIDDEN_MODULES",
     "MAX_FRAME",
     "REPLY_KINDS",
-    "FrameDecoder",
     "Message",
     "PayloadError",
     "ProtocolError",
@@ -235,53 +234,6 @@ def _check_start(first: bytes) -> None:
             f"corrupt frame: body starts with {first!r}, not a protocol-5 pickle "
             "(stray output on the pipe?)"
         )
-
-
-class FrameDecoder:
-    """Incremental decoder: ``feed`` any chunks of the stream, get the complete messages out.
-
-    For readers that get arbitrary slices of the stream (``os.read``, sockets). A frame that is
-    intact but cannot be decoded comes out as a ``PayloadError`` instance in the returned list
-    (the stream is still in step). A corrupt frame raises ProtocolError, after which the stream is
-    out of step and the decoder refuses further input.
-    """
-
-    def __init__(self) -> None:
-        self._buf = bytearray()
-        self._broken: ProtocolError | None = None
-
-    @property
-    def pending(self) -> int:
-        """Bytes held that do not yet form a complete frame."""
-        return len(self._buf)
-
-    def feed(self, data: bytes) -> list[Message | PayloadError]:
-        if self._broken is not None:
-            raise self._broken
-        self._buf += data
-        out: list[Message | PayloadError] = []
-        try:
-            while len(self._buf) >= _HEADER.size:
-                (n,) = _HEADER.unpack_from(self._buf)
-                _check_length(n)
-                _check_start(bytes(self._buf[_HEADER.size: _HEADER.size + 2]))
-                if len(self._buf) < _HEADER.size + n:
-                    break
-                body = self._buf[_HEADER.size: _HEADER.size + n]  # a bytearray copy: writable
-                del self._buf[: _HEADER.size + n]
-                try:
-                    out.append(decode(body))
-                except PayloadError as e:
-                    out.append(e)
-        except ProtocolError as e:
-            self._broken = e
-            raise
-        return out
-
-    def eof(self) -> None:
-        """The stream ended: raise ProtocolError if it ended inside a frame."""
-        if self._buf:
-            raise ProtocolError(f"stream ended inside a frame ({len(self._buf)} bytes left over)")
 
 
 # ---------------------------------------------------------------------------------------------

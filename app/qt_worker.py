@@ -15,8 +15,8 @@ answer (``pending``): the client drops the answers of superseded requests silent
 The worker process runs at a lower CPU priority than the window (``WORKER_NICE``, which the
 worker applies to itself as it starts, see ``WorkerClient(nice=...)``): tracing and interpreter
 runs keep every core busy, and on a machine with few cores the window would otherwise wait for a
-time slice behind them (measured on 2 cores: event-loop stalls of 70–150 ms while a trace ran,
-none above 30 ms with the worker niced). The recording processes a trace forks inherit it. GPU
+time slice behind them (event-loop stalls while a trace ran; figures in
+docs/benchmarks/transport.md). The recording processes a trace forks inherit it. GPU
 timings are taken with CUDA events, which a CPU priority does not change.
 
 No torch, no triton: this module imports ``app.client`` only.
@@ -143,10 +143,6 @@ class QtWorker(QObject):
     @property
     def pid(self) -> int | None:
         return self._client.pid if self._client is not None else None
-
-    @property
-    def hello_info(self) -> dict | None:
-        return self._client.hello if self._client is not None else None
 
     @property
     def client(self) -> WorkerClient | None:

@@ -305,8 +305,8 @@ def compile_inputs(jit_fn: Any, args: tuple | list = (), kwargs: Mapping[str, An
 
 def start_triton_warmup() -> threading.Thread:
     """Triton's one-time start in a process, on a thread: at its first compile Triton hashes its
-    own install (``triton_key``: libtriton's hundreds of megabytes, about 0.65 s on the H200's
-    host) and imports its Gluon front end. A caller with other work first (building inputs)
+    own install (``triton_key``: libtriton's hundreds of megabytes; docs/benchmarks/gpu-trace.md
+    says how long) and imports its Gluon front end. A caller with other work first (building inputs)
     starts this, and joins it before compiling."""
 
     def warm() -> None:
@@ -325,8 +325,8 @@ def start_triton_warmup() -> threading.Thread:
 def launcher_builder(jit_fn: Any, args: tuple | list = (), kwargs: Mapping[str, Any] | None = None
                      ) -> Callable[[], None] | None:
     """Triton 3.6 (not 3.9, whose launcher is generic) builds a C launcher for each kernel
-    signature with gcc at the kernel's first launch, into its cache: about 0.3 s on the H200's
-    host, inside the launch. This gives a function that builds that launcher now, from the
+    signature with gcc at the kernel's first launch, into its cache, inside the launch (its cost:
+    docs/benchmarks/gpu-trace.md). This gives a function that builds that launcher now, from the
     signature and constants the launch of ``jit_fn(*args, **kwargs)`` on the current GPU will
     have (derived here, on the calling thread), so it can run on another thread while the kernel
     compiles; the launch then finds it in the cache. None where this Triton builds no launcher or

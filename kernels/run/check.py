@@ -17,8 +17,8 @@ Definitions (per output):
                 downsampled by blocks (max per block, so one bad element still shows) and
                 ``error_map_stride`` gives the block. The limit is what a screen can show, not
                 what a pipe can carry: the correctness panel is a few hundred pixels wide, and
-                the window spent 1.7 s of its GUI thread colouring a 4096 x 4096 map (0.04 s at
-                512 x 512), after the pipe had carried 64 MiB
+                colouring a map far larger than that stalls the GUI thread (figures:
+                docs/benchmarks/transport.md)
   ref_rms       sqrt(mean |ref|^2) over the measured elements: with a downsampled map the view
                 cannot estimate the typical |ref| itself, and needs it for its tolerance scale
 """
@@ -49,7 +49,8 @@ def poison(tensors: Mapping[str, torch.Tensor], outputs: Sequence[str]) -> None:
 
 
 def _count(mask: torch.Tensor) -> int:
-    """True elements of a bool tensor (count_nonzero: ~5x faster than sum on the CPU)."""
+    """True elements of a bool tensor (count_nonzero: faster than sum on the CPU, see
+    docs/benchmarks/transport.md)."""
     return int(torch.count_nonzero(mask).item())
 
 
