@@ -12,8 +12,8 @@ process (``--jobs`` at a time):
   the run there (``benchmarks/_plain_run.py``), everything before is the script's own code;
 - Tilescope open (``kernels.script.open_script``): launches captured, or the one-line answer;
 - first launch as captured: run and checked against its golden outputs (PASS/FAIL);
-- a changed configuration: num_warps changed and the first power-of-two block constexpr doubled
-  (halved above 1024), run and checked;
+- a changed configuration: the next of the script's autotune configs, else num_warps changed and
+  the first power-of-two block constexpr doubled (halved above 1024), run and checked;
 - trace: the interpreter trace of the first launch (CPU); on a GPU, the interpreter-vs-GPU
   compare of it (``kernels.gpu_trace.serve.compare_backends``: outputs equal within twice the
   tolerance, writer maps recorded on the GPU).
@@ -53,9 +53,13 @@ def first_line(text: str, limit: int = 240) -> str:
 # -- one tutorial, in this process (the child) ----------------------------------------------------
 
 def _changed(spec) -> dict:
-    """A configuration other than the captured one: num_warps changed (4 <-> 8) and the first
+    """A configuration other than the captured one: the next of the script's autotune configs;
+    without autotune, num_warps changed (4 <-> 8) and the first
     power-of-two block size doubled (halved above 1024: a softmax row must fit its block, so
     smaller is not always valid; larger is)."""
+    tuned = next((p for p in spec.params if p.name == "autotune_config"), None)
+    if tuned is not None and len(tuned.choices) > 1:  # another of the script's own configs: valid by design
+        return {"autotune_config": (int(tuned.default) + 1) % len(tuned.choices)}
     warps = next((int(p.default) for p in spec.params if p.name == "num_warps"), 4)
     out = {"num_warps": 8 if warps != 8 else 4}
     for p in spec.params:
@@ -175,7 +179,7 @@ def _child(path: Path, args: argparse.Namespace) -> dict:
     if args.plain:
         t0 = time.perf_counter()
         try:
-            p = subprocess.run([sys.executable, str(PLAIN), str(path)], capture_output=True, text=True,
+            p = subprocess.run([sys.executable, str(PLAIN), str(path.resolve())], capture_output=True, text=True,
                                timeout=args.budget * 2, cwd=str(path.parent), env=dict(os.environ),
                                preexec_fn=_memory_limit(mem))
             tail = [ln for ln in (p.stdout + p.stderr).strip().splitlines() if ln.strip()]

@@ -80,6 +80,13 @@ def test_pointer_table_tensors_found_checked_and_traced():
     assert (w.reshape(-1) == np.arange(1000) // 128).all()  # program p wrote elements 128p..128p+127
 
 
+def test_an_autotuned_pointer_table_kernel():
+    cap, (spec,) = _ok("pointer_table_autotuned.py")
+    assert sorted(cap.launches[0].written) == ["*y_ptrs[0]", "*y_ptrs[1]", "*y_ptrs[2]"]
+    _run(spec)
+    _run(spec, autotune_config=1)
+
+
 def test_host_and_device_tensor_descriptors_rerun_and_trace():
     cap, (host, device) = _ok("tensor_descriptor.py")
     assert cap.launches[0].written == ["out_desc.base"] and cap.launches[1].written == ["y_ptr"]
