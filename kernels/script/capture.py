@@ -378,6 +378,9 @@ def _patched(cap: _Capture) -> Iterator[None]:
             cap.pending_autotune = (list(self.configs), -1)
             cap.pending_restore = [(t, t.detach().clone()) for t in (*args, *kwargs.values())
                                    if isinstance(t, torch.Tensor)]
+            named = {**dict(zip(self.arg_names, args, strict=False)), **kwargs}  # and what tables and
+            met = [r.tensor for r in pointer_tables.find(named)] + list(descriptors.bases(named).values())
+            cap.pending_restore += [(t, t.detach().clone()) for t in met]  # descriptors reach (08's C)
             n = len(cap.live)
             ret = saved["at"](self, *args, **kwargs)
             if len(cap.live) > n and self.best_config in self.configs:
