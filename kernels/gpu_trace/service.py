@@ -29,7 +29,7 @@ import numpy as np
 
 from ..data.backends import GPU
 from ..data.coarse import CoarseTrace
-from ..data.errors import BackendUnavailable, ResourceError, to_error_info
+from ..data.errors import BackendUnavailable, ResourceError, TraceUnsupported, to_error_info
 from ..data.gpu_trace import MAX_MAP_ELEMENTS, GpuTraceInfo, GpuTraceResult, Timeline
 from ..data.maps import waves
 from ..data.params import ValidationError
@@ -168,6 +168,10 @@ class _Capture:
 
 def _record_launch(fn: Any, grid: Any, args: tuple, kwargs: dict, *, mode: str, device: str,
                    run: Callable[..., Any]) -> _Launched:
+    if type(fn).__name__.startswith("Gluon"):  # its instrumented twin would be a Triton kernel: no compile
+        raise TraceUnsupported(f"{fn.fn.__name__} is a Gluon kernel: the GPU recorder instruments Triton kernels "
+                               "only, and the interpreter cannot run Gluon; its runs and checks work, and the "
+                               "layout view shows its layouts")
     bound = bind(fn, args, kwargs)
     g3 = grid3(grid, bound)
     tensors, scalars, constexprs = _split(bound, constexpr_names(fn))
