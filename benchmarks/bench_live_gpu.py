@@ -57,14 +57,11 @@ import os
 import platform
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from harness import isolate_this_process, poll_until
 
 #: kernel -> (values of the cold run, the three changes tried after it, the three changes typed
 #: for compile ahead: none of them run before); full sizes (GPU). Each change is applied to the
@@ -103,24 +100,12 @@ SHOT_SIZES = ((1366, 768), (1920, 1080))
 
 def _isolate(fresh_cache: bool) -> str:
     """Settings and history (and with ``fresh_cache`` the cache folder) in a temporary folder."""
-    home = tempfile.mkdtemp(prefix="tilescope-live-")
-    dirs = ["TILESCOPE_CONFIG_DIR", "TILESCOPE_DATA_DIR"] + (["TILESCOPE_CACHE_DIR"] if fresh_cache else [])
-    os.environ.update({v: os.path.join(home, v.lower()) for v in dirs})
-    if "DISPLAY" not in os.environ and "WAYLAND_DISPLAY" not in os.environ:
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    return home
+    return str(isolate_this_process("tilescope-live-", keep_cache=not fresh_cache))
 
 
 def _until(pred, timeout: float, step_ms: int = 1) -> bool:
     """Run the event loop until ``pred()`` holds; False after ``timeout`` seconds."""
-    from PySide6.QtTest import QTest
-
-    end = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > end:
-            return False
-        QTest.qWait(step_ms)
-    return True
+    return poll_until(pred, timeout, step_ms=step_ms)
 
 
 class _GuiClock:

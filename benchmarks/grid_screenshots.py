@@ -18,21 +18,13 @@ when there is no display):
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import ROOT, isolate_this_process, wait_until
+
 OUT = ROOT / "docs" / "screenshots"
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-_tmp = tempfile.mkdtemp(prefix="tilescope-grid-shots-")  # settings and history: never the user's
-for _var in ("TILESCOPE_CACHE_DIR", "TILESCOPE_CONFIG_DIR", "TILESCOPE_DATA_DIR"):
-    os.environ[_var] = os.path.join(_tmp, _var.lower())
+isolate_this_process("tilescope-grid-shots-")  # settings and history: never the user's
 
 SIZES = ((1366, 768), (1920, 1080))
 MATMUL_256 = {"M": 256, "N": 256, "K": 256, "BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_SIZE_M": 8,
@@ -58,11 +50,7 @@ def _window_shot(name: str, w: int, h: int) -> Path:
     from app.main_window import MainWindow
 
     def wait(pred, timeout: float = 300.0) -> None:
-        end = time.monotonic() + timeout
-        while not pred():
-            if time.monotonic() > end:
-                raise TimeoutError(f"{name}: a screenshot step timed out")
-            QTest.qWait(20)
+        wait_until(pred, timeout, f"{name}: a screenshot step")
 
     kernel, values, actions = CASES[WINDOW_CASES[name]]
     win = MainWindow()

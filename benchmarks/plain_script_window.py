@@ -14,18 +14,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-_tmp = tempfile.mkdtemp(prefix="tilescope-plain-")
-for _var in ("TILESCOPE_CACHE_DIR", "TILESCOPE_CONFIG_DIR", "TILESCOPE_DATA_DIR"):
-    os.environ[_var] = os.path.join(_tmp, _var.lower())
-if not os.environ.get("DISPLAY"):
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from harness import ROOT, isolate_this_process, wait_until
+
+isolate_this_process("tilescope-plain-")
 
 
 def main() -> int:
@@ -45,11 +39,7 @@ def main() -> int:
     from app.main_window import MainWindow
 
     def wait(pred, timeout: float = 120.0) -> None:
-        end = time.monotonic() + timeout
-        while not pred():
-            if time.monotonic() > end:
-                raise TimeoutError("timed out")
-            QTest.qWait(10)
+        wait_until(pred, timeout, "the window", step_ms=10)
 
     win = MainWindow()
     win.resize(w, h)

@@ -19,22 +19,12 @@ Settings and history go to a temporary folder, never the user's.
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import ROOT, isolate_this_process, wait_until
+
 OUT = ROOT / "docs" / "screenshots"
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-_tmp = tempfile.mkdtemp(prefix="tilescope-shots-")
-for _var in ("TILESCOPE_CACHE_DIR", "TILESCOPE_CONFIG_DIR", "TILESCOPE_DATA_DIR"):
-    os.environ[_var] = os.path.join(_tmp, _var.lower())
-if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+isolate_this_process("tilescope-shots-")
 
 
 def main() -> int:
@@ -46,11 +36,7 @@ def main() -> int:
     from app.main_window import MainWindow
 
     def wait(pred, timeout: float = 300.0) -> None:
-        end = time.monotonic() + timeout
-        while not pred():
-            if time.monotonic() > end:
-                raise TimeoutError("a screenshot step timed out")
-            QTest.qWait(20)
+        wait_until(pred, timeout, "a screenshot step")
 
     def settle(ms: int = 400) -> None:
         QTest.qWait(ms)

@@ -14,24 +14,11 @@ dialog's OK to the ranking on screen. Settings and history go to a temporary fol
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-
-def _isolate() -> None:
-    """Settings, history and caches in a fresh temporary folder; offscreen without a display."""
-    home = tempfile.mkdtemp(prefix="tilescope-sweep-window-")
-    os.environ.update({v: os.path.join(home, v.lower())
-                       for v in ("TILESCOPE_CACHE_DIR", "TILESCOPE_CONFIG_DIR", "TILESCOPE_DATA_DIR")})
-    if "DISPLAY" not in os.environ:
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
+from harness import ROOT, isolate_this_process, wait_until
 
 #: kernel -> (fixed values, the three axes, a constraint, the runs made before the sweep)
 CASES = {
@@ -44,14 +31,8 @@ CASES = {
 
 
 def _until(pred, timeout: float = 600.0) -> None:
-    """Run the event loop until ``pred()`` holds (TimeoutError after ``timeout`` seconds)."""
-    from PySide6.QtTest import QTest
-
-    end = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > end:
-            raise TimeoutError(f"timed out after {timeout:g} s")
-        QTest.qWait(10)
+    """Run the event loop until ``pred()`` holds (the script ends after ``timeout`` seconds)."""
+    wait_until(pred, timeout, "a sweep-window step", step_ms=10)
 
 
 def _parse() -> argparse.Namespace:
@@ -66,7 +47,7 @@ def _parse() -> argparse.Namespace:
 
 def main() -> int:
     args = _parse()
-    _isolate()
+    isolate_this_process("tilescope-sweep-window-")
     w, h = map(int, args.size.split("x"))
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
