@@ -364,14 +364,14 @@ def _metrics(spec: KernelSpec, p: Prepared, res: RunResult, t_: Timing | None, t
     if figure is None:
         return m
     try:
-        pk = peaks.peak_for(spec.metric, str(p.cfg.get("dtype", "")), figure, f"a {spec.name} run")
+        got = peaks.peak_for(spec.metric, str(p.cfg.get("dtype", "")), figure, f"a {spec.name} run")
     except Exception as e:  # noqa: BLE001 - a failed peak measurement loses only the %
         st.notes.append(f"device peak not measured: {first_line(str(e))}")
         return m
-    if pk is None:
+    if got is None:
         return m
-    tflops = spec.metric == "TFLOP/s"
-    m = bench.metrics(nbytes, flops, t_, torch_timing, None if tflops else pk.value, pk.value if tflops else None)
+    pk, copy_peak, matmul_peak = got
+    m = bench.metrics(nbytes, flops, t_, torch_timing, copy_peak, matmul_peak)
     m.torch_interleaved = torch_timing is not None
     m.peak_source, m.peak_datasheet = pk.source, pk.datasheet
     if pk.remeasured:

@@ -255,16 +255,15 @@ class _Runner:
             figure_model = (spec.bytes_moved(r.values), spec.flops(r.values))
             m = bench.metrics(*figure_model, t_, torch_timing)
             figure = m.tflops if spec.metric == "TFLOP/s" else m.gbps
-            pk = peaks.peak_for(spec.metric, str(r.values.get("dtype", "")), figure, f"a {spec.name} sweep point") \
+            got = peaks.peak_for(spec.metric, str(r.values.get("dtype", "")), figure, f"a {spec.name} sweep point") \
                 if figure is not None else None
         except Exception as e:  # noqa: BLE001 - the point keeps its check; its timing failed
             r.error = to_error_info(e, "timing")
             return
         r.timing, r.clocks = t_, clocks
-        if pk is not None:
-            tflops = spec.metric == "TFLOP/s"
-            m = bench.metrics(*figure_model, t_, torch_timing, None if tflops else pk.value,
-                              pk.value if tflops else None)
+        if got is not None:  # both roofs (the roofline needs them); the metric's one checked
+            pk, copy_peak, matmul_peak = got
+            m = bench.metrics(*figure_model, t_, torch_timing, copy_peak, matmul_peak)
             m.peak_source, m.peak_datasheet = pk.source, pk.datasheet
         m.torch_interleaved = fresh and torch_timing is not None
         r.metrics = m

@@ -251,3 +251,19 @@ def test_an_interpreter_run_says_clocks_unknown():
     r = engine.run(RunRequest("vector_add", {"N": 1024, "BLOCK_SIZE": 256}, backend="interpreter"))
     assert r.error is None and r.clocks is not None and not r.clocks.known
     assert r.clocks.text().startswith("clocks unknown") and "interpreter" in r.clocks.text()
+
+
+def test_a_run_carries_both_roofs_but_only_its_metrics_peak_is_checked():
+    # the roofline draws the copy roof and the matmul roof from each run: both must come along
+    calls = []
+
+    def measure(key):
+        calls.append(key)
+        return {"copy": 4269.0, "fp16": 709.0, "fp32": 350.0}[key], f"best {key}", {}
+
+    b = peaks.PeakBook("NVIDIA H200", measure)
+    shown, copy_peak, mm = b.for_figure("GB/s", "fp32", 4242.0, "vector add")
+    assert shown.key == "copy" and (copy_peak, mm) == (4269.0, 350.0)
+    shown, copy_peak, mm = b.for_figure("TFLOP/s", "fp16", 300.0, "matmul")
+    assert shown.key == "fp16" and (copy_peak, mm) == (4269.0, 709.0)
+    assert sorted(calls) == ["copy", "fp16", "fp32"]  # each measured once, none again
