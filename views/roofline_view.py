@@ -2,8 +2,9 @@
 
 x is the arithmetic intensity, FLOPs per byte moved, from the kernel's own bytes and FLOP model
 (``flops / bytes = tflops * 1e3 / gbps``); y the attained TFLOP/s; both axes logarithmic. The
-roofs are the device's *measured* peaks that the runs carry (``Metrics.peak_gbps``, a
-device-to-device copy, and ``Metrics.peak_tflops``, a large bf16 matmul): the memory roof
+roofs are the device's *measured* peaks that the runs carry (``Metrics.peak_gbps``, the best of
+three device-to-device copies, and ``Metrics.peak_tflops``, the best of three cuBLAS matmul shapes
+in the run's dtype: ``kernels.run.peaks``): the memory roof
 ``y = copy GB/s × x / 1000`` up to the ridge, the compute roof after it. A point far under its
 roof has headroom; one on the slanted roof is bound by memory bandwidth.
 
