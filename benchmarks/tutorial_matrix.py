@@ -3,6 +3,7 @@
     python benchmarks/tutorial_matrix.py DIR [--backend interpreter|gpu] [--plain] [--out FILE.json]
                                              [--only NAME ...] [--budget 60] [--jobs 1]
     python benchmarks/tutorial_matrix.py --table FILE.json [FILE.json ...]   # the markdown table
+    python benchmarks/tutorial_matrix.py --combined GPU.json "3.9=CPU39.json" "3.6=CPU36.json"
 
 DIR holds the tutorials (``*.py`` and ``gluon/*.py``), saved unchanged. For each one, in a fresh
 process (``--jobs`` at a time):
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -224,6 +226,34 @@ def table(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+def _short(d: dict | None, width: int = 70) -> str:
+    if not d:
+        return "—"
+    v = d.get("verdict", "")
+    m = d.get("error") or d.get("stopped") or ("" if v in ("PASS", "RUNS", "EQUAL", "TRACED") else d.get("message", ""))
+    m = re.sub(r"stopped: it reached its benchmark \([^)]*\)", "to its benchmark", m).replace("|", "/")
+    return (v + (f" ({m[:width]}{'…' if len(m) > width else ''})" if m else "")).replace("\n", " ")
+
+
+def combined(gpu: list[dict], cpus: list[tuple[str, list[dict]]]) -> str:
+    """One row per tutorial: the H200's columns, then open / first launch / changed / trace per CPU run."""
+    by = {r["tutorial"]: r for r in gpu}
+    names = sorted({r["tutorial"] for r in gpu} | {r["tutorial"] for _, rows in cpus for r in rows})
+    head = ["tutorial", "plain Python (H200)", "open (H200)", "first launch", "changed config", "GPU trace = interpreter"]
+    head += [f"CPU {label}: open · first · changed · trace" for label, _ in cpus]
+    out = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for n in names:
+        g = by.get(n, {})
+        cells = [n, _short(g.get("plain")), _short(g.get("open")), _short(g.get("first"), 50),
+                 _short(g.get("changed"), 50), _short(g.get("trace"), 50)]
+        for _, rows in cpus:
+            c = next((r for r in rows if r["tutorial"] == n), {})
+            parts = [_short(c.get(k), 50) for k in ("open", "first", "changed", "trace")]
+            cells.append(" · ".join(p for p in parts if p != "—") or "—")
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir", nargs="?", type=Path)
@@ -235,7 +265,14 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", nargs="*", type=Path, help="print the markdown table of these JSON files")
+    ap.add_argument("--combined", nargs="+", metavar="GPU.json [LABEL=CPU.json ...]",
+                    help="one table: the GPU run's columns, then each CPU run's")
     args = ap.parse_args()
+    if args.combined:
+        gpu = json.loads(Path(args.combined[0]).read_text())
+        cpus = [(a.split("=", 1)[0], json.loads(Path(a.split("=", 1)[1]).read_text())) for a in args.combined[1:]]
+        print(combined(gpu, cpus))
+        return 0
     if args.table:
         rows = [r for f in args.table for r in json.loads(f.read_text())]
         print(table(rows))
