@@ -1,5 +1,7 @@
-"""The one trace entry point for the CLI and the worker: a registered kernel, prepared by the
-request service (``kernels.run.prepare``) on the CPU and recorded by ``recorder.trace_launch``."""
+"""The interpreter recorder's entry point: a registered kernel, prepared by the request service
+(``kernels.run.prepare``) on the CPU and recorded by ``recorder.trace_launch``. Trace requests
+reach it through the one router of both recorders, ``kernels.gpu_trace.serve.serve_trace``
+(which the worker's and the command line's ``trace`` handler calls)."""
 
 from __future__ import annotations
 
