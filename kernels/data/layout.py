@@ -133,7 +133,10 @@ class Coalescing:
     touched, counted per instruction; ``ideal_sectors``: the fewest sectors each instruction's
     distinct bytes fit in; ``bytes_used``: distinct bytes per instruction, summed.
     ``per_instruction_sectors`` / ``per_instruction_ideal`` (int32 [I]): the same for each warp
-    instruction of ``sample_program`` (warp-major, then instruction order), for drawing."""
+    instruction of ``sample_program`` (warp-major, then instruction order), for drawing;
+    ``sample_offsets`` (int64 [block shape]): each element's byte offset in its tensor's storage in
+    ``sample_program``'s first execution of the access, -1 where masked off (the Threads view's
+    address and sector of an element)."""
 
     requests: int
     sectors: int
@@ -143,6 +146,7 @@ class Coalescing:
     sample_program: int = -1
     per_instruction_sectors: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     per_instruction_ideal: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    sample_offsets: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     @property
     def sectors_per_request(self) -> float:

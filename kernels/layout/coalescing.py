@@ -68,8 +68,12 @@ class CoalescingCounter:
         self.sample_program = -1
         self.sample_sectors = np.zeros(0, np.int32)
         self.sample_ideal = np.zeros(0, np.int32)
+        self.sample_offsets: np.ndarray | None = None
 
-    def add(self, ptrs: np.ndarray, mask: np.ndarray | None, program: int, first_of_program: bool) -> None:
+    def add(self, ptrs: np.ndarray, mask: np.ndarray | None, program: int, first_of_program: bool,
+            base: int = 0) -> None:
+        """One execution of the access by ``program``; ``base``: the address its tensor's storage
+        starts at (for the sample program's byte offsets)."""
         flat = np.asarray(ptrs, dtype=np.int64).reshape(-1)
         addr = flat[self.slots2]
         if mask is not None:
@@ -92,10 +96,15 @@ class CoalescingCounter:
             self.sample_program = program
             self.sample_sectors = np.r_[self.sample_sectors, sectors.astype(np.int32)]
             self.sample_ideal = np.r_[self.sample_ideal, ideal.astype(np.int32)]
+            if self.sample_offsets is None:
+                on = (np.ones(flat.shape, dtype=bool) if mask is None else
+                      np.broadcast_to(np.asarray(mask, dtype=bool), np.shape(ptrs)).reshape(-1))
+                self.sample_offsets = np.where(on, flat - int(base), -1).reshape(np.shape(ptrs))
 
     def result(self) -> Coalescing:
+        offsets = self.sample_offsets if self.sample_offsets is not None else np.zeros(0, np.int64)
         return Coalescing(self.requests, self.sectors, self.ideal, self.bytes_used, self.n_programs,
-                          self.sample_program, self.sample_sectors, self.sample_ideal)
+                          self.sample_program, self.sample_sectors, self.sample_ideal, offsets)
 
 
 def shared_vector(threads: ThreadMap, offsets: np.ndarray, element_bits: int, max_bits: int = 128) -> int:

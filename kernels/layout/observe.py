@@ -54,6 +54,7 @@ class AddressObserver(Observer):
             cands.sort(key=lambda i: accesses[i].column)
         self.shapes = {i: tuple(accesses[i].shape) for i in counters}
         self.tensor_names: dict[int, str] = {}
+        self.bases: dict[int, int] = {}  # access -> where its tensor's storage starts
         self.executions: dict[int, int] = defaultdict(int)
         self.unmatched = 0
         self.shape_mismatch = 0
@@ -113,19 +114,20 @@ class AddressObserver(Observer):
         if first:
             self.programs_seen.add((i, self.pid))
             if i not in self.tensor_names:
-                self.tensor_names[i] = self._tensor_of(ptrs, mask)
-        self.counters[i].add(ptrs, mask, self.pid, first)
+                self.tensor_names[i], self.bases[i] = self._tensor_of(ptrs, mask)
+        self.counters[i].add(ptrs, mask, self.pid, first, self.bases.get(i, 0))
         return None
 
-    def _tensor_of(self, ptrs: np.ndarray, mask: np.ndarray | None) -> str:
+    def _tensor_of(self, ptrs: np.ndarray, mask: np.ndarray | None) -> tuple[str, int]:
+        """(the argument the first active lane addresses, where its storage starts); ("", 0) if none."""
         flat = np.asarray(ptrs).reshape(-1)
         if mask is not None:
             m = np.broadcast_to(mask, np.shape(ptrs)).reshape(-1)
             flat = flat[m]
         if not flat.size:
-            return ""
+            return "", 0
         a = int(flat[0])
         for t in self.tensors:
             if t.storage_ptr <= a < t.storage_ptr + t.storage_nbytes:
-                return t.info.name
-        return ""
+                return t.info.name, int(t.storage_ptr)
+        return "", 0

@@ -3020,6 +3020,10 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>指向一个元素：显示它在共享内存中的偏移及所在的 bank。</translation>
     </message>
     <message>
+        <source>faded: {n} elements masked off in program {p}</source>
+        <translation>淡色：程序 {p} 中被掩码屏蔽的 {n} 个元素</translation>
+    </message>
+    <message>
         <source>Point at an element: its warp, lane, register and its instruction&apos;s sectors.</source>
         <translation>指向一个元素：显示它的 warp、通道、寄存器以及其指令的扇区数。</translation>
     </message>
@@ -3077,7 +3081,6 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
     </message>
     <message>
         <source>element {name} → shared offset {o} (byte {b}), bank {k}, 16-byte group {g} of its 128-byte row</source>
-        <extracomment>Triton&apos;s own spelling of each parameter (the TTGIR&apos;s), for the header</extracomment>
         <translation>元素 {name} → 共享内存偏移 {o}（第 {b} 字节），bank {k}，所在 128 字节行中的第 {g} 个 16 字节组</translation>
     </message>
     <message>
@@ -3087,6 +3090,14 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
     <message>
         <source> · held by {n} threads (broadcast: {more})</source>
         <translation> · 由 {n} 个线程持有（广播：{more}）</translation>
+    </message>
+    <message>
+        <source> · masked off in program {p}</source>
+        <translation> · 在程序 {p} 中被掩码屏蔽</translation>
+    </message>
+    <message>
+        <source> · byte {b} of {t}, sector {s} (bytes {lo}–{hi} of it)</source>
+        <translation> · {t} 的第 {b} 字节，扇区 {s}（其中第 {lo}–{hi} 字节）</translation>
     </message>
     <message>
         <source> · instruction {i} of program {p}: {s} sectors (ideal {ideal})</source>

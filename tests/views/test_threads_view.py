@@ -151,3 +151,23 @@ def test_the_program_box_ranges_over_the_launch_and_asks_for_another_program(qtb
     failed = LayoutResult("t", "sm_90", 0, [], error=type("E", (), {"message": "CompileError: boom"})())
     view.set_result(failed)
     assert "could not be read: CompileError: boom" in view.header.text() and view.tile is None
+
+
+def test_the_pointer_names_an_elements_byte_and_sector_and_masked_elements_are_faded(qtbot, on_screen):
+    # program 3 of a 1000-element copy in blocks of 256: element i at byte (768 + i) * 4 of x,
+    # elements 232.. past the end (masked off)
+    tm = blocked_map((256,), [1], [32], [2], [0])
+    i = np.arange(256)
+    offsets = np.where(768 + i < 1000, (768 + i) * 4, -1)
+    co = Coalescing(requests=8, sectors=29, ideal_sectors=29, bytes_used=928, n_programs=1, sample_program=3,
+                    sample_offsets=offsets)
+    view = on_screen(ThreadsView(), W, H, exposed=True)
+    view.set_result(_result(tm, num_warps=2, coalescing=co))
+    assert "byte 3080 of x, sector 96 (bytes 8–11 of it)" in view.text_for(2)  # (768 + 2) * 4 = 3080
+    assert "masked off in program 3" in view.text_for(240)
+    assert "faded: 24 elements masked off in program 3" in view.legend.text()
+    qtbot.wait(50)
+    r, c = view.tile.cell_of(240)
+    faded = tuple(int(v) for v in cell_rgba(np.array([[tm.warp[240]]]), np.array([[tm.lane[240]]]),
+                                            np.array([[True]]))[0, 0, :3])
+    assert _close(_pixel(view, r, c), faded) and not _close(faded, _expected(tm, 240))

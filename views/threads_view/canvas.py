@@ -103,7 +103,8 @@ class _Labels(pg.GraphicsObject):
                 p.setFont(font)
                 left = tr.map(QPointF(c, r + 0.5))
                 box = QRectF(left.x(), left.y() - ch / 2, width, ch)
-                p.setPen(dark if text_dark(w, lane) else light)
+                faded = t.masked is not None and bool(t.masked[r, c])
+                p.setPen(dark if faded or text_dark(w, lane) else light)
                 p.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
                 self.written += 1
         p.restore()
@@ -173,7 +174,7 @@ class ThreadsCanvas(pg.GraphicsLayoutWidget):
             self.image.clear()
             self.labels.set_tile(None)
             return
-        self.image.setImage(cell_rgba(tile.warp, tile.lane), autoLevels=False, levels=(0, 255))
+        self.image.setImage(cell_rgba(tile.warp, tile.lane, tile.masked), autoLevels=False, levels=(0, 255))
         self.image.setRect(QRectF(0, 0, tile.cols, tile.rows))
         self.labels.set_tile(tile)
         self.left.row_len, self.left.extent = tile.row_len, tile.rows

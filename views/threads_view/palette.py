@@ -28,12 +28,20 @@ def warp_colour(warp: int) -> str:
     return WARP_COLOURS[warp % len(WARP_COLOURS)]
 
 
-def cell_rgba(warp: np.ndarray, lane: np.ndarray) -> np.ndarray:
-    """uint8 [rows, cols, 4]: each cell its warp's colour, odd lanes lighter; -1 (no element) pale grey."""
+MASKED_TOWARDS = (236.0, 236.0, 236.0)  # a masked-off element: its colour mostly faded to this
+MASKED_KEEP = 0.3  # ... keeping this much of it
+
+
+def cell_rgba(warp: np.ndarray, lane: np.ndarray, masked: np.ndarray | None = None) -> np.ndarray:
+    """uint8 [rows, cols, 4]: each cell its warp's colour, odd lanes lighter, masked-off elements
+    faded; -1 (no element) pale grey."""
     w = np.asarray(warp)
     base = _BASE[np.where(w >= 0, w, 0) % len(WARP_COLOURS)]
     odd = (np.asarray(lane) % 2 == 1)[..., None]
     rgb = np.where(odd, base + (255.0 - base) * LIGHTEN, base)
+    if masked is not None:
+        rgb = np.where(np.asarray(masked)[..., None], rgb * MASKED_KEEP + np.array(MASKED_TOWARDS) * (1 - MASKED_KEEP),
+                       rgb)
     out = np.empty(w.shape + (4,), np.uint8)
     out[..., :3] = np.rint(rgb).astype(np.uint8)
     out[..., 3] = 255

@@ -24,7 +24,7 @@ __all__ = ["Tile", "fold", "access_tile", "shared_tile", "legend_counts", "hover
 
 ROW_MAX_1D = 256  # elements per row of a folded 1-D block at most
 
-#: Triton's own spelling of each parameter (the TTGIR's), for the header
+# Triton's own spelling of each parameter (the TTGIR's), for the header
 _TRITON_NAMES = {"size_per_thread": "sizePerThread", "threads_per_warp": "threadsPerWarp",
                  "warps_per_cta": "warpsPerCTA", "order": "order", "dim": "dim", "version": "versionMajor",
                  "instr_shape": "instrShape", "op_idx": "opIdx", "k_width": "kWidth", "vec": "vec",
@@ -51,6 +51,10 @@ class Tile:
     row_len: int  # 1-D blocks: elements per row (a row's label is row * row_len); 2-D: 0
     kind: str = "threads"  # "banks": a shared-memory layout — warp = 16-byte bank group (bank // 4),
     #                         lane = bank, register = the element's offset in the buffer
+    # bool [rows, cols]: masked off in the traced program (drawn pale); None: not traced
+    masked: np.ndarray | None = None
+    # int64 [rows, cols]: byte offset of the element in its tensor in the traced program (-1: masked)
+    offsets: np.ndarray | None = None
 
     @property
     def rows(self) -> int:
@@ -119,7 +123,15 @@ def access_tile(a: AccessLayout) -> Tile | None:
     t = a.threads
     if t is None:
         return shared_tile(a)
-    return fold(t.shape, t.warp, t.lane, t.register, t.n_holders, vector=elements_per_vector(a))
+    tile = fold(t.shape, t.warp, t.lane, t.register, t.n_holders, vector=elements_per_vector(a))
+    co = a.coalescing
+    if co is not None and co.sample_offsets.size == tile.index[tile.index >= 0].size:
+        flat = np.full(tile.index.shape, -1, np.int64)
+        inside = tile.index >= 0
+        flat[inside] = np.asarray(co.sample_offsets).reshape(-1)[tile.index[inside]]
+        tile.offsets = flat
+        tile.masked = inside & (flat < 0)
+    return tile
 
 
 def shared_tile(a: AccessLayout) -> Tile | None:
@@ -177,6 +189,15 @@ def hover_text(a: AccessLayout, tile: Tile, flat: int) -> str:
         more = ", ".join(f"w{x}/l{y}/r{z}" for x, y, z in others) + (", …" if n > 4 else "")
         text += translate("ThreadsView", " · held by {n} threads (broadcast: {more})").format(n=n, more=more)
     co = a.coalescing
+    if tile.offsets is not None:
+        off = int(tile.offsets[r, c])
+        if off < 0:
+            text += translate("ThreadsView", " · masked off in program {p}").format(p=co.sample_program)
+        else:
+            size = element_bits(a.dtype) // 8
+            text += translate("ThreadsView", " · byte {b} of {t}, sector {s} (bytes {lo}–{hi} of it)").format(
+                b=off, t=a.tensor or "?", s=off // SECTOR_BYTES, lo=off % SECTOR_BYTES,
+                hi=off % SECTOR_BYTES + size - 1)
     if co is not None and co.per_instruction_sectors.size:
         i = instruction_of(a, w, reg)
         if 0 <= i < co.per_instruction_sectors.size:

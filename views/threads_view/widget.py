@@ -192,7 +192,12 @@ class ThreadsView(QWidget):
             self.legend.setText(self._banks_html(legend_counts(self.tile, 8)))
             self.hover.setText(self.tr("Point at an element: its offset in shared memory and its bank."))
             return
-        self.legend.setText(self._legend_html(legend_counts(self.tile, max(n_warps, a.threads.n_warps))))
+        legend = self._legend_html(legend_counts(self.tile, max(n_warps, a.threads.n_warps)))
+        if self.tile.masked is not None and self.tile.masked.any() and a.coalescing is not None:
+            legend += "&nbsp;&nbsp; <span style='color:#555'>" + self.tr(
+                "faded: {n} elements masked off in program {p}").format(
+                n=int(self.tile.masked.sum()), p=a.coalescing.sample_program) + "</span>"
+        self.legend.setText(legend)
         self.hover.setText(self.tr("Point at an element: its warp, lane, register and its instruction's sectors."))
 
     def _costs_html(self, a: AccessLayout) -> str:
