@@ -30,6 +30,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from kernels.data.backends import AUTO
+from kernels.data.backends import CHOICES as BACKEND_CHOICES
 from kernels.data.safe_json import DamagedFile, read_json_file
 
 from .paths import settings_path
@@ -53,7 +55,7 @@ class Settings:
     values: dict[str, dict[str, Any]] = field(default_factory=dict)  # kernel -> parameter -> value
     timeout_s: float = DEFAULT_TIMEOUT_S
     live: bool = False  # re-run on every parameter change
-    backend: str = "auto"  # "auto" | "gpu" | "interpreter"
+    backend: str = AUTO  # AUTO or a backend's name (kernels.data.backends.CHOICES)
     layouts: dict[str, str] = field(default_factory=dict)  # name -> base64 of a saved QMainWindow.saveState()
 
     #: the file this was loaded from and is saved to (not stored)
@@ -215,7 +217,7 @@ _CHECKS = {
     "values": _values,
     "timeout_s": _timeout,
     "live": lambda v: v if isinstance(v, bool) else _INVALID,
-    "backend": lambda v: v if v in ("auto", "gpu", "interpreter") else _INVALID,
+    "backend": lambda v: v if v in BACKEND_CHOICES else _INVALID,
     "layouts": _layouts,
 }
 
