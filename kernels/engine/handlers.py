@@ -256,9 +256,11 @@ def _precompile(state: EngineState, payload: dict, call: Call) -> Any:
 
 
 def _layout(state: EngineState, payload: Any, call: Call) -> Any:
+    """Each access's layout and costs (``kernels.layout``): the interpreter run that gives the
+    addresses reports the programs done and stops on cancel (a ``LayoutResult`` with ``error``)."""
     from ..layout.service import layout
 
-    return layout(payload)
+    return layout(payload, progress=call.progress, cancel=call.cancel)
 
 
 HANDLERS: dict[str, Callable[[EngineState, Any, Call], Any]] = {
