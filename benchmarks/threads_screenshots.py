@@ -11,7 +11,9 @@ Writes docs/screenshots/threads/<case>_<width>x<height>.png at 1366×768 and 192
 - matmul_a, matmul_b, matmul_acc: the tl.dot's A and B operands (in shared memory on sm_90, read
   by wgmma: drawn by bank) and its accumulator (the MMA v3 layout), the catalog default;
 - matmul_acc_zoom, matmul_a_zoom, matmul_b_zoom: the same zoomed in on their top-left cells
-  (``ZOOM``: rows × columns in view), where every cell is labelled.
+  (``ZOOM``: rows × columns in view), where every cell is labelled;
+- matmul_128x256_acc(_zoom): a big tile, the accumulator of 128×256×64 blocks at 8 warps, whole
+  and zoomed in.
 """
 
 from __future__ import annotations
@@ -40,9 +42,14 @@ CASES = {
     "matmul_acc_zoom": ("matmul", {}, ("accumulator", 0)),
     "matmul_a_zoom": ("matmul", {}, ("dot_a", 0)),
     "matmul_b_zoom": ("matmul", {}, ("dot_b", 0)),
+    "matmul_128x256_acc": ("matmul", {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "num_warps": 8},
+                           ("accumulator", 0)),
+    "matmul_128x256_acc_zoom": ("matmul", {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "num_warps": 8},
+                                ("accumulator", 0)),
 }
 #: case -> (rows, columns) from the top-left corner in view: what a wheel zoom shows
-ZOOM = {"matmul_acc_zoom": (16, 32), "matmul_a_zoom": (16, 32), "matmul_b_zoom": (8, 32)}
+ZOOM = {"matmul_acc_zoom": (16, 32), "matmul_a_zoom": (16, 32), "matmul_b_zoom": (8, 32),
+        "matmul_128x256_acc_zoom": (24, 48)}
 
 
 def layouts(names: list[str]) -> dict[str, tuple]:
