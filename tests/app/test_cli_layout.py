@@ -50,3 +50,17 @@ def test_layout_refuses_a_line_without_access_and_writes_a_png(capsys, tmp_path)
 
     present = {tuple(c) for c in WARP_COLOURS[:4] if np.all(img == c, axis=2).any()}
     assert len(present) == 4
+
+
+def test_layout_of_a_plain_script_runs_in_the_worker(capsys):
+    # a user's script is never imported in the command's process: the layout request goes to the
+    # worker (the request table's "layout" row), which captures the launch and answers the same table
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "kernels" / "scripts" / "matmul_2d.py"
+    assert main(["layout", "--file", str(script), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    ops = [a["op"] for a in data["accesses"]]
+    assert "accumulator" in ops and "store" in ops
+    store = next(a for a in data["accesses"] if a["op"] == "store")
+    assert store["coalescing"]["requests"] > 0 and store["coalescing"]["sectors"] >= store["coalescing"]["requests"]
