@@ -384,7 +384,11 @@ def _launch_args(live: LiveLaunch, t: dict, cfg: dict, consts: dict) -> tuple[di
         options.update({k: v for k, v in c.all_kwargs().items() if k not in c.kwargs})
     for k, h in live.heuristics.items():
         bound[k] = h(dict(bound))
-    bound = descriptors.follow_blocks(bound, live.bound, live.constexpr_names)  # the tile follows BLOCK_*
+    ran = live.autotune_configs[choice] if live.autotune_configs and 0 <= choice < len(live.autotune_configs) else None
+    if ran is not None and ran.pre_hook is not None:  # the config's own setup, as Triton runs it before a launch
+        ran.pre_hook({**bound, **options})  # (06's and 09's set their descriptors' blocks from BLOCK_*)
+    else:
+        bound = descriptors.follow_blocks(bound, live.bound, live.constexpr_names)  # the tile follows BLOCK_*
     grid = t["_launch"]["grid"]
     if callable(grid):  # the script's lambda, called here as Triton would: every backend sees the numbers
         return {**bound, **options}, tuple(int(g) for g in _as_tuple(grid(dict(bound))))

@@ -99,6 +99,14 @@ def test_host_and_device_tensor_descriptors_rerun_and_trace():
         assert not tr.oob and tr.grid == (3, 4, 1)
 
 
+def test_autotune_pre_hook_sets_the_descriptor_blocks_of_each_run():
+    cap, (spec,) = _ok("descriptor_prehook.py")
+    assert cap.launches[0].written == ["yt_desc.base"] and "transpose matches" in cap.log
+    _run(spec)
+    _run(spec, autotune_config=1)  # 16x64 tiles
+    _run(spec, BM=64)  # the hook makes yt's block [BN, BM] = [32, 64]; matching equal values would give [64, 32]
+
+
 def test_rand_dropout_is_reproducible_on_rerun():
     cap, specs = _ok("dropout_rand.py")
     assert len(specs) == 2 and "kept 0." in cap.log
