@@ -28,6 +28,7 @@ CASES = {
     "device_checks.py": (0, {"BLOCK_SIZE": 128, "num_warps": 8}, {"out_ptr"}),
     "pointer_table.py": (0, {"BLOCK": 256}, {"*y_ptrs[0]", "*y_ptrs[1]", "*y_ptrs[2]"}),
     "pointer_table_autotuned.py": (0, {"autotune_config": 0}, {"*y_ptrs[0]", "*y_ptrs[1]", "*y_ptrs[2]"}),
+    "descriptor_prehook.py": (0, {"autotune_config": 1}, {"yt_desc.base"}),
     "tensor_descriptor.py": (0, {"BM": 16}, {"out_desc.base"}),
     "tensor_descriptor.py#2": (1, {"BM": 16}, {"y_ptr"}),
     "dropout_rand.py": (0, {"BLOCK_SIZE": 128}, {"out_ptr"}),
