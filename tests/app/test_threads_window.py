@@ -2,14 +2,17 @@
 for sm_90 on this CPU, drawn beside the grid, and redrawn when num_warps is typed.
 
 What breaks if this fails: the tab shows nothing (the layout request never reaches the worker or
-its answer never reaches the view), or a num_warps change leaves the old layout on screen."""
+its answer never reaches the view), or a num_warps, block size or dtype change leaves the old
+layout on screen."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from real_window import make_window, pick, wait_ready, wait_until
 
 #: a folder: the test also saves the window there (docs/screenshots/threads/window_*.png were made so)
@@ -47,8 +50,7 @@ def test_the_threads_tab_draws_the_layout_and_follows_num_warps(qtbot, win):
     pick(qtbot, win, "vector_add")
     _type(qtbot, win, "num_warps", "4")
     tabs, view = win.grid_pane.tabs, win.threads.view
-    qtbot.mouseClick(tabs.tabBar(), __import__("PySide6.QtCore", fromlist=["Qt"]).Qt.MouseButton.LeftButton,
-                     pos=tabs.tabBar().tabRect(tabs.indexOf(view)).center())
+    qtbot.mouseClick(tabs.tabBar(), Qt.MouseButton.LeftButton, pos=tabs.tabBar().tabRect(tabs.indexOf(view)).center())
     assert tabs.currentWidget() is view
     wait_until(lambda: "warp 3 (256)" in view.legend.text(), 120, "the 4-warp layout drawn")
     assert "sizePerThread [4]" in view.header.text() and "warpsPerCTA [4]" in view.header.text()
@@ -59,6 +61,12 @@ def test_the_threads_tab_draws_the_layout_and_follows_num_warps(qtbot, win):
     wait_until(lambda: "warp 7 (128)" in view.legend.text(), 120, "the 8-warp layout drawn")
     assert "warpsPerCTA [8]" in view.header.text()
     _shot(win, "vector_add_w8")
+    # a block size and a dtype: the block's shape and the vector follow
+    _type(qtbot, win, "BLOCK_SIZE", "256")
+    wait_until(lambda: "block 256 ·" in view.vector.text(), 120, "the 256-element block drawn")
+    assert sum(int(n) for n in re.findall(r"warp \d+ \((\d+)\)", view.legend.text())) == 256
+    win.panel.editor("dtype").setCurrentText("fp16")
+    wait_until(lambda: "float16" in view.vector.text(), 120, "the fp16 layout drawn")
     # a trace brings the grid back to the front
     win.panel.set_backend("interpreter")
     win.trace_action.trigger()
