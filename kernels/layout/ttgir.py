@@ -239,10 +239,8 @@ def read_accesses(ttgir: str) -> tuple[list[IRAccess], dict[str, int]]:
     """Every access operation of a TTGIR module (text as ``CompiledKernel.asm["ttgir"]``), in
     order, with its values' layouts; and the module's ``num-warps`` / ``threads-per-warp``.
     A ``local_alloc`` without a value (a buffer filled later) is left out."""
-    t = _triton()
     ctx, builder = _context()
-    module = t.ir.parse_mlir_module_from_string(ttgir, ctx) if hasattr(t.ir, "parse_mlir_module_from_string") \
-        else _parse_file(ttgir, ctx)
+    module = _parse_file(ttgir, ctx)
     walked: list[Any] = []
     module.walk(lambda o: walked.append(o) if o.get_name() in _ACCESS_OPS else None)
     listed = _text_ops(ttgir, _locations(ttgir))
@@ -322,4 +320,5 @@ def layout_info(layout: Any) -> LayoutInfo:
 
 
 def _text(layout: Any) -> str:
+    """The Gluon object's repr: Triton's names for the parameters (``size_per_thread=[4], ...``)."""
     return repr(layout)
