@@ -98,7 +98,7 @@ def test_nothing_is_asked_while_the_tab_is_hidden_and_a_change_is_asked_for_once
     assert kind == LAYOUT_KIND and req.kernel == "vector_add" and req.values["num_warps"] == 4
     assert req.programs == "0:1" and req.target == "sm_90"
     worker.answer(gen, _answer(4))
-    assert "warpsPerCTA [4]" in t.view.header.text() and "warp 3 (256)" in t.view.legend.text()
+    assert "warpsPerCTA [4]" in t.view.header.text() and "warp 3 (256)" in t.view.legend_words()
 
 
 def test_a_num_warps_change_redraws_and_a_superseded_answer_is_dropped(tab, qtbot):
@@ -111,7 +111,7 @@ def test_a_num_warps_change_redraws_and_a_superseded_answer_is_dropped(tab, qtbo
     assert req.values["num_warps"] == 8
     worker.answer(second, _answer(8))
     worker.answer(first, _answer(4))  # late: the 4-warp answer must not come back
-    assert "warp 7 (128)" in t.view.legend.text() and "warpsPerCTA [8]" in t.view.header.text()
+    assert "warp 7 (128)" in t.view.legend_words() and "warpsPerCTA [8]" in t.view.header.text()
 
 
 def test_a_failed_request_says_why_and_a_source_line_picks_its_access(tab, qtbot):

@@ -52,19 +52,19 @@ def test_the_threads_tab_draws_the_layout_and_follows_num_warps(qtbot, win):
     tabs, view = win.grid_pane.tabs, win.threads.view
     qtbot.mouseClick(tabs.tabBar(), Qt.MouseButton.LeftButton, pos=tabs.tabBar().tabRect(tabs.indexOf(view)).center())
     assert tabs.currentWidget() is view
-    wait_until(lambda: "warp 3 (256)" in view.legend.text(), 120, "the 4-warp layout drawn")
+    wait_until(lambda: "warp 3 (256)" in view.legend_words(), 120, "the 4-warp layout drawn")
     assert "sizePerThread [4]" in view.header.text() and "warpsPerCTA [4]" in view.header.text()
     assert "sectors/request 16.0 (ideal 16.0)" in view.coalescing.text()
     assert view.current().op == "load"
     _shot(win, "vector_add_w4")
     _type(qtbot, win, "num_warps", "8")
-    wait_until(lambda: "warp 7 (128)" in view.legend.text(), 120, "the 8-warp layout drawn")
+    wait_until(lambda: "warp 7 (128)" in view.legend_words(), 120, "the 8-warp layout drawn")
     assert "warpsPerCTA [8]" in view.header.text()
     _shot(win, "vector_add_w8")
     # a block size and a dtype: the block's shape and the vector follow
     _type(qtbot, win, "BLOCK_SIZE", "256")
     wait_until(lambda: "block 256 ·" in view.vector.text(), 120, "the 256-element block drawn")
-    assert sum(int(n) for n in re.findall(r"warp \d+ \((\d+)\)", view.legend.text())) == 256
+    assert sum(int(n) for n in re.findall(r"warp \d+ \((\d+)\)", view.legend_words())) == 256
     win.panel.editor("dtype").setCurrentText("fp16")
     wait_until(lambda: "float16" in view.vector.text(), 120, "the fp16 layout drawn")
     # a trace brings the grid back to the front

@@ -88,7 +88,7 @@ def test_the_legend_counts_the_elements_each_warp_holds(qtbot, on_screen):
     # 8 warps over 1024 elements: 128 each
     view = on_screen(ThreadsView(), W, H)
     view.set_result(_result(blocked_map((1024,), [4], [32], [8], [0]), num_warps=8))
-    legend = view.legend.text()
+    legend = view.legend_words()
     assert all(f"warp {w} (128)" in legend for w in range(8)) and "warp 8" not in legend
     # a broadcast layout: warps 2 and 3 hold copies of warps 0 and 1's elements (128 elements,
     # 4 warps x 32 lanes x 2 registers): the drawn colour (first holder) counts 64 for warps 0, 1
@@ -96,7 +96,7 @@ def test_the_legend_counts_the_elements_each_warp_holds(qtbot, on_screen):
     element_of = np.concatenate([first, first], axis=0)  # warps 2, 3 hold what warps 0, 1 hold
     tm = ThreadMap((128,), element_of)
     view.set_result(_result(tm, num_warps=4))
-    legend = view.legend.text()
+    legend = view.legend_words()
     assert "warp 0 (64)" in legend and "warp 1 (64)" in legend
     assert "warp 2 (0)" in legend and "warp 3 (0)" in legend
     assert "held by 2 threads" in view.text_for(5)
@@ -115,7 +115,7 @@ def test_the_view_follows_a_num_warps_change(qtbot, on_screen, before, after):
     qtbot.wait(50)
     assert _close(_pixel(view, r, c), _expected(maps[after], flat))
     assert not _close(_expected(maps[before], flat), _expected(maps[after], flat))
-    assert f"warp {after - 1} (" in view.legend.text() and f"warp {after} (" not in view.legend.text()
+    assert f"warp {after - 1} (" in view.legend_words() and f"warp {after} (" not in view.legend_words()
     assert f"{after} warps" in view.vector.text()
 
 
@@ -136,7 +136,7 @@ def test_a_shared_operand_is_drawn_by_the_bank_of_each_elements_offset(qtbot, on
         rr, cc = view.tile.cell_of(flat)
         want = tuple(int(v) for v in cell_rgba(np.array([[bank // 4]]), np.array([[bank]]))[0, 0, :3])
         assert _close(_pixel(view, rr, cc), want), flat
-    assert "banks 0–3 (32)" in view.legend.text()  # 256 elements, 32 per 16-byte group of banks
+    assert "banks 0–3 (32)" in view.legend_words()  # 256 elements, 32 per 16-byte group of banks
 
 
 def test_the_program_box_ranges_over_the_launch_and_asks_for_another_program(qtbot, on_screen):
@@ -165,7 +165,7 @@ def test_the_pointer_names_an_elements_byte_and_sector_and_masked_elements_are_f
     view.set_result(_result(tm, num_warps=2, coalescing=co))
     assert "byte 3080 of x, sector 96 (bytes 8–11 of it)" in view.text_for(2)  # (768 + 2) * 4 = 3080
     assert "masked off in program 3" in view.text_for(240)
-    assert "faded: 24 elements masked off in program 3" in view.legend.text()
+    assert "faded: 24 elements masked off in program 3" in view.legend_words()
     qtbot.wait(50)
     r, c = view.tile.cell_of(240)
     faded = tuple(int(v) for v in cell_rgba(np.array([[tm.warp[240]]]), np.array([[tm.lane[240]]]),

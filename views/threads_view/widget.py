@@ -10,6 +10,9 @@ source line); ``accessChanged(i)`` when the user picks another.
 
 from __future__ import annotations
 
+import html
+import re
+
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
@@ -216,13 +219,20 @@ class ThreadsView(QWidget):
 
     def _legend_html(self, counts: list[int]) -> str:
         items = [f"<span style='color:{warp_colour(w)}; font-size:14pt'>■</span>&nbsp;"
-                 + self.tr("warp {w} ({n})").format(w=w, n=n) for w, n in enumerate(counts)]
+                 + self.tr("warp {w} ({n})").format(w=w, n=n).replace(" ", "&nbsp;")  # wrap between items only
+                 for w, n in enumerate(counts)]
         return "&nbsp;&nbsp; ".join(items) + "&nbsp;&nbsp; <span style='color:#555'>" + self.tr(
             "cells: lane (and registers); odd lanes lighter") + "</span>"
 
+    def legend_words(self) -> str:
+        """The legend as the user reads it: plain text, one space between words."""
+        plain = html.unescape(re.sub(r"<[^>]+>", " ", self.legend.text())).replace("\xa0", " ")
+        return " ".join(plain.split())
+
     def _banks_html(self, counts: list[int]) -> str:
         items = [f"<span style='color:{warp_colour(g)}; font-size:14pt'>■</span>&nbsp;"
-                 + self.tr("banks {lo}–{hi} ({n})").format(lo=4 * g, hi=4 * g + 3, n=n) for g, n in enumerate(counts)]
+                 + self.tr("banks {lo}–{hi} ({n})").format(lo=4 * g, hi=4 * g + 3, n=n).replace(" ", "&nbsp;")
+                 for g, n in enumerate(counts)]
         return "&nbsp;&nbsp; ".join(items) + "&nbsp;&nbsp; <span style='color:#555'>" + self.tr(
             "cells: bank and offset; a row's colours in another order = the swizzle") + "</span>"
 
