@@ -41,7 +41,7 @@ import torch
 
 from ..data.errors import UserFileError
 from ..data.script import ScriptCapture
-from ..data.trace import OP_LOAD
+from ..data.trace import OP_LOAD, OP_STORE
 from ..interp import Interpreter, LaunchInfo, Observer, bind, constexpr_names, grid3
 from ..run.backends import Backend
 from . import descriptors, pointer_tables
@@ -140,7 +140,10 @@ class _TouchedTensors(Observer):
         lo, hi = int(act.min()), int(act.max())
         for a in launch.tensors:
             if a.lo <= hi and lo < a.hi:
-                (self.read if op == OP_LOAD else self.written).add(a.info.name)
+                if op != OP_STORE:  # an atomic reads what is there (a histogram's zeroed bins)
+                    self.read.add(a.info.name)
+                if op != OP_LOAD:
+                    self.written.add(a.info.name)
         return None
 
 

@@ -4,19 +4,20 @@ A script that writes ``grid = (triton.cdiv(n, BLOCK_SIZE),)`` hands the launch a
 numbers; to relaunch with another BLOCK_SIZE the grid must follow. Each dimension is matched
 against ``X``, ``cdiv(X, C)`` and ``cdiv(X1, C1) * cdiv(X2, C2)`` with X an integer argument of
 the launch (not a stride) and C a constexpr (not one named ``num_stages`` or ``num_warps``), and
-the rule is checked on the captured launch itself. Where several rules fit, names that look like
-sizes and block sizes win, and the caller says which rule was inferred; where none fits, the grid
-stays fixed.
+the rule is checked on the captured launch itself — and, where the script's wrapper can be called
+again, on the grids it computes at other sizes (``samples``): one launch often cannot tell rules
+apart. Where several rules fit, names that look like sizes and block sizes win, and the caller
+says which rule was inferred; where none fits, the grid stays fixed.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ..data.grid import cdiv, grid_of
 
-__all__ = ["infer_grid_rule", "is_stride"]
+__all__ = ["candidate_rules", "infer_grid_rule", "is_stride"]
 
 
 def is_stride(name: str) -> bool:
@@ -33,52 +34,72 @@ def _blockish(c: str) -> int:
     return int("BLOCK" in c.upper())
 
 
-def infer_grid_rule(grid: tuple[int, ...], sizes: Mapping[str, int],
-                    constexprs: Mapping[str, int]) -> tuple[str, ...] | None:
+Sample = tuple[tuple[int, ...], Mapping[str, int], Mapping[str, int]]  # (grid, sizes, constexprs)
+
+
+def infer_grid_rule(grid: tuple[int, ...], sizes: Mapping[str, int], constexprs: Mapping[str, int],
+                    samples: Sequence[Sample] = ()) -> tuple[str, ...] | None:
     """One expression per grid dimension over ``sizes`` (integer arguments) and ``constexprs``
-    (integer constexprs) that reproduces ``grid``; None when no dimension rule fits."""
-    sizes = {k: int(v) for k, v in sizes.items()
-             if isinstance(v, int) and not isinstance(v, bool) and v > 0 and not is_stride(k)}
-    consts = {k: int(v) for k, v in constexprs.items()  # a kernel's own num_stages is no block size
-              if isinstance(v, int) and not isinstance(v, bool) and v > 1 and k not in ("num_warps", "num_stages")}
-    rule: list[str] = []
-    used: list[str] = []  # sizes used by earlier dimensions: prefer fresh ones (M, then N)
-    for g in grid:
-        expr = _dimension(int(g), list(sizes), list(consts), sizes, consts, used)
-        if expr is None:
-            return None
-        rule.append(expr)
-    env = {**sizes, **consts}
-    if grid_of(rule, env)[:len(grid)] != tuple(int(g) for g in grid):  # the check on the launch itself
-        return None
-    return tuple(rule)
+    (integer constexprs) that reproduces ``grid``; None when no dimension rule fits. With
+    ``samples`` (the grids the script's wrapper computed at other sizes), the best rule that
+    reproduces every one of them too, else None: one launch can leave rules indistinguishable
+    (a square matrix: ``cdiv(M, BN)`` and ``cdiv(N, BN)`` agree)."""
+    for rule in candidate_rules(grid, sizes, constexprs):
+        if all(_fits(rule, *sample) for sample in samples):
+            return rule
+    return None
 
 
-def _dimension(g: int, xs: list[str], cs: list[str], sizes: Mapping[str, int], consts: Mapping[str, int],
-               used: list[str]) -> str | None:
-    """The best-scoring rule for one dimension: axis-named block sizes, block-like constexprs and
-    sizes not used by an earlier dimension score higher."""
-    best: tuple[int, str, list[str]] | None = None
+def _clean(sizes: Mapping[str, int], constexprs: Mapping[str, int]) -> tuple[dict[str, int], dict[str, int]]:
+    xs = {k: int(v) for k, v in sizes.items()
+          if isinstance(v, int) and not isinstance(v, bool) and v > 0 and not is_stride(k)}
+    cs = {k: int(v) for k, v in constexprs.items()  # a kernel's own num_stages is no block size
+          if isinstance(v, int) and not isinstance(v, bool) and v > 1 and k not in ("num_warps", "num_stages")}
+    return xs, cs
 
-    def offer(score: int, expr: str, names: list[str]) -> None:
-        nonlocal best
-        score -= sum(2 for n in names if n in used)
-        if best is None or score > best[0]:
-            best = (score, expr, names)
 
+def _fits(rule: tuple[str, ...], grid: tuple[int, ...], sizes: Mapping[str, int], constexprs: Mapping[str, int]) -> bool:
+    xs, cs = _clean(sizes, constexprs)
+    try:
+        return grid_of(rule, {**xs, **cs})[:len(grid)] == tuple(int(g) for g in grid)
+    except (KeyError, NameError, ValueError, ZeroDivisionError, SyntaxError, TypeError):
+        return False  # a name the sample lacks
+
+
+def candidate_rules(grid: tuple[int, ...], sizes: Mapping[str, int], constexprs: Mapping[str, int],
+                    per_dimension: int = 8) -> list[tuple[str, ...]]:
+    """Every rule that reproduces ``grid`` (up to ``per_dimension`` expressions a dimension), best
+    first: axis-named block sizes, block-like constexprs, and a size per dimension (not one size
+    for two) score higher; ties keep the order sizes and constexprs come in."""
+    xs, cs = _clean(sizes, constexprs)
+    dims = [_dimension(int(g), list(xs), list(cs), xs, cs)[:per_dimension] for g in grid]
+    if any(not d for d in dims):
+        return []
+    scored = []
+    for k, combo in enumerate(itertools.product(*dims)):
+        names = [n for _, _, ns in combo for n in ns]
+        score = sum(sc for sc, _, _ in combo) - 2 * (len(names) - len(set(names)))
+        scored.append((-score, k, tuple(e for _, e, _ in combo)))
+    env = {**xs, **cs}
+    return [rule for _, _, rule in sorted(scored) if grid_of(rule, env)[:len(grid)] == tuple(int(g) for g in grid)]
+
+
+def _dimension(g: int, xs: list[str], cs: list[str], sizes: Mapping[str, int],
+               consts: Mapping[str, int]) -> list[tuple[int, str, list[str]]]:
+    """The rules for one dimension, best first (stable): axis-named block sizes and block-like
+    constexprs score higher."""
     if g == 1:
-        return "1"
+        return [(0, "1", [])]
+    found: list[tuple[int, str, list[str]]] = []
     for x in xs:
         if sizes[x] == g:
-            offer(1, x, [x])
+            found.append((1, x, [x]))
         for c in cs:
             if sizes[x] != g and cdiv(sizes[x], consts[c]) == g:
-                offer(1 + 2 * _axis(x, c) + _blockish(c), f"cdiv({x}, {c})", [x])
+                found.append((1 + 2 * _axis(x, c) + _blockish(c), f"cdiv({x}, {c})", [x]))
     for (x1, c1), (x2, c2) in itertools.combinations(itertools.product(xs, cs), 2):
         if x1 != x2 and c1 != c2 and cdiv(sizes[x1], consts[c1]) * cdiv(sizes[x2], consts[c2]) == g:
-            offer(2 * (_axis(x1, c1) + _axis(x2, c2)) + _blockish(c1) + _blockish(c2),
-                  f"cdiv({x1}, {c1}) * cdiv({x2}, {c2})", [x1, x2])
-    if best is None:
-        return None
-    used.extend(best[2])
-    return best[1]
+            found.append((2 * (_axis(x1, c1) + _axis(x2, c2)) + _blockish(c1) + _blockish(c2),
+                          f"cdiv({x1}, {c1}) * cdiv({x2}, {c2})", [x1, x2]))
+    order = sorted(range(len(found)), key=lambda i: (-found[i][0], i))
+    return [found[i] for i in order]

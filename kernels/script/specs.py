@@ -104,6 +104,46 @@ class _Sizes:
     def shapes_for(self, cfg: dict[str, Any]) -> dict[str, tuple[int, ...]]:
         return self.shapes({d: int(cfg.get(name, value)) for name, value, dims in self.groups for d in dims})
 
+    def grid_samples(self, want: int = 2) -> list[tuple[tuple[int, ...], dict[str, int], dict[str, int], dict[str, int]]]:
+        """The grids the wrapper computes at ``want`` other sizes (small ones, each size its own
+        value so that rules over different sizes disagree): (grid, the kernel's integers, its
+        constexprs, the sizes by name) each — none where the wrapper cannot be called again, or
+        its grid is a callable, or it refuses every size tried. Computed once."""
+        if getattr(self, "_samples", None) is None:
+            self._samples = self._grid_samples(want)
+        return self._samples
+
+    def _grid_samples(self, want: int) -> list[tuple[tuple[int, ...], dict[str, int], dict[str, int], dict[str, int]]]:
+        out: list[tuple[tuple[int, ...], dict[str, int], dict[str, int], dict[str, int]]] = []
+        if self.error or not self.groups:
+            return out
+        tries = [lambda i, v, k=k: 48 * k + 16 * i + 5 for k in (1, 2)] + \
+                [lambda i, v, k=k: 64 * (k + i + 1) for k in (1, 2)] + \
+                [lambda i, v, k=k: v * (k + 1 + i) for k in (1, 2)]
+        try:
+            with _time_budget(_PROBE_BUDGET_S):
+                for new in tries:
+                    if len(out) >= want:
+                        break
+                    sizes = {d: new(i, value) for i, (_, value, dims) in enumerate(self.groups) for d in dims}
+                    shapes = self.shapes(sizes)
+                    if sum(_numel(sh) for sh in shapes.values()) > 1 << 24:
+                        continue  # the probe allocates them (uninitialised): keep it small
+                    try:
+                        bound, grid = _redrive(self.live, shapes, self._device(), None)
+                    except Exception:  # noqa: BLE001 - the wrapper refused these sizes
+                        continue
+                    if callable(grid):
+                        return []
+                    ints = _ints(bound)
+                    consts = {k: v for k, v in ints.items() if k in self.live.constexpr_names}
+                    named = {name: new(i, value) for i, (name, value, _) in enumerate(self.groups)}
+                    out.append((tuple(int(g) for g in _as_tuple(grid)),
+                                {k: v for k, v in ints.items() if k not in consts}, consts, named))
+        except _OutOfTime:
+            pass
+        return out
+
     # -- naming and splitting ----------------------------------------------------------------------
     def _device(self) -> Any:
         return next(iter(self.tensors.values())).device
@@ -160,6 +200,13 @@ class _Sizes:
                 return whole
         names = [n for _, n in singles]
         return singles if len(set(names)) == len(names) else whole
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
 
 
 def _dims_text(dims: list[Dim]) -> str:
@@ -248,6 +295,7 @@ def spec_from_launch(live: LiveLaunch, name: str, origin: str, record: CapturedL
                             choices=tuple(range(len(live.autotune_configs)))))
     resizable = bool(sizes.groups) and not live.reached  # a pointer table's groups: as the script made them
     params.extend(sizes.params())
+    kernel_rule = _verify_grid_rule(live, record, sizes) if resizable else _captured_rule(live)
     _tell(record, sizes, consts)
     state: dict[str, Any] = {"bytes": 0}
     outputs = tuple(live.written)
@@ -264,20 +312,23 @@ def spec_from_launch(live: LiveLaunch, name: str, origin: str, record: CapturedL
             bound, grid = _redrive(live, sizes.shapes_for(cfg), device, gen)
             met = descriptors.bases(bound)
         tensors = {k: v for k, v in bound.items() if isinstance(v, torch.Tensor)} | met
+        # what the launch will change, as it is before the launch: the reference at new sizes
+        # starts from it (an atomic histogram's zeroed bins, an in-place update's input)
+        before = {k: tensors[k].clone() for k in outputs if k in tensors}
         touched = set(live.read) | set(live.written) or set(tensors)
         state["bytes"] = sum(t.numel() * t.element_size() for k, t in tensors.items() if k in touched) + \
             sum(t.numel() * t.element_size() for k, t in tensors.items() if k in live.written)
-        return {**tensors, "_launch": {"bound": bound, "grid": grid}}
+        return {**tensors, "_launch": {"bound": bound, "grid": grid, "before": before}}
 
     def launch(K: Any, t: dict, cfg: dict) -> Any:
-        kwargs, grid = _launch_args(live, t, cfg, consts)
+        kwargs, grid = _launch_args(live, t, cfg, consts, kernel_rule)
         with descriptors.using(live.allocator):  # set by the script in its thread; a run may be in another
             return K(fn)[grid](**kwargs)
 
     def reference(t: dict, cfg: dict) -> dict[str, torch.Tensor]:
         if not resizable or sizes.captured(cfg):
             return {k: live.after[k].to(t[k].device).double() for k in outputs}
-        return _reference_run(live, t, consts, outputs)
+        return _reference_run(live, t, consts, outputs, kernel_rule)
 
     def tolerance(cfg: dict) -> tuple[float, float]:
         dts = [live.after[k].dtype for k in outputs if k in live.after]
@@ -305,13 +356,14 @@ def _tell(record: CapturedLaunch, sizes: _Sizes, consts: dict) -> None:
     if sizes.error:
         record.resizable = False
         record.resize_note = "sizes: fixed — " + sizes.error
-    if record.grid_kind != "tuple" or record.grid_rule or not sizes.groups:
+    if record.grid_kind != "tuple" or record.grid_rule or not sizes.groups or "fits the captured" in record.grid_note:
         return
-    rule = infer_grid_rule(record.grid, sizes.values(), _ints(consts))
+    samples = [(g, named, cs) for g, _, cs, named in sizes.grid_samples()]
+    rule = infer_grid_rule(record.grid, sizes.values(), _ints(consts), samples) if len(samples) >= 2 else None
     if rule:
         record.grid_rule = rule
         record.grid_note = (f"grid: {', '.join(rule)} — the wrapper's size{'s' if len(rule) > 1 else ''} "
-                            f"(checked on the captured launch {record.grid}); "
+                            f"(checked on the captured launch {record.grid} and at {len(samples)} other sizes); "
                             f"{record.wrapper}() computes it again at new sizes")
     else:
         record.grid_note = (f"grid: fixed at {record.grid} as the script computed it (no rule over the "
@@ -367,7 +419,46 @@ def _redrive(live: LiveLaunch, shapes: dict[str, tuple[int, ...]], device: Any,
     return bind(fn, a, kw), grid
 
 
-def _launch_args(live: LiveLaunch, t: dict, cfg: dict, consts: dict) -> tuple[dict, Any]:
+def _captured_rule(live: LiveLaunch) -> tuple[str, ...] | None:
+    """The rule of a fixed grid over the kernel's integers, from the captured launch alone (sizes
+    that cannot change: only the constexprs move it)."""
+    if callable(live.grid):
+        return None
+    return infer_grid_rule(tuple(live.grid3[:len(_as_tuple(live.grid))]), _ints(live.bound),
+                           _ints({k: v for k, v in live.bound.items() if k in live.constexpr_names}))
+
+
+def _verify_grid_rule(live: LiveLaunch, record: CapturedLaunch, sizes: _Sizes) -> tuple[str, ...] | None:
+    """A fixed grid's rule over the kernel's integers, trusted only once it also gives the grids
+    the wrapper computes at two other sizes; else None (the grid stays as the wrapper computes it
+    and the record says the rule could not be confirmed)."""
+    if callable(live.grid):
+        return None
+    first = _captured_rule(live)
+    if first is None:
+        return None
+    samples = [sample[:3] for sample in sizes.grid_samples()]
+    consts = _ints({k: v for k, v in live.bound.items() if k in live.constexpr_names})
+    ints = _ints(live.bound)
+    rule = infer_grid_rule(tuple(live.grid3[:len(_as_tuple(live.grid))]), {k: v for k, v in ints.items()
+                                                                            if k not in consts}, consts, samples)
+    if len(samples) < 2 or rule is None:
+        why = ("the wrapper could not be called at two other sizes to check it" if len(samples) < 2
+               else "no rule also gives the grids the wrapper computes at other sizes")
+        record.grid_rule = ()
+        record.grid_note = (f"grid: fixed at {record.grid} — the rule {', '.join(first)} fits the captured launch "
+                            f"but {why}; {record.wrapper}() computes the grid again at new sizes, and a changed "
+                            "block size keeps this grid")
+        return None
+    if record.grid_kind == "tuple":
+        record.grid_rule = rule
+        record.grid_note = (f"grid: inferred rule {', '.join(rule)} (checked on the captured launch {record.grid} "
+                            f"and on the wrapper's grids at {len(samples)} other sizes)")
+    return rule
+
+
+def _launch_args(live: LiveLaunch, t: dict, cfg: dict, consts: dict,
+                 rule: tuple[str, ...] | None) -> tuple[dict, Any]:
     bound = dict(t["_launch"]["bound"])
     for k in list(bound):
         if isinstance(bound[k], torch.Tensor) and k in t:
@@ -392,8 +483,6 @@ def _launch_args(live: LiveLaunch, t: dict, cfg: dict, consts: dict) -> tuple[di
     grid = t["_launch"]["grid"]
     if callable(grid):  # the script's lambda, called here as Triton would: every backend sees the numbers
         return {**bound, **options}, tuple(int(g) for g in _as_tuple(grid(dict(bound))))
-    rule = infer_grid_rule(tuple(live.grid3[:len(_as_tuple(live.grid))]), _ints(live.bound),
-                           _ints({k: v for k, v in live.bound.items() if k in live.constexpr_names}))
     return {**bound, **options}, (grid_of(rule, _ints(bound))[:len(rule)] if rule else grid)
 
 
@@ -401,12 +490,15 @@ def _as_tuple(g: Any) -> tuple:
     return tuple(g) if isinstance(g, (tuple, list)) else (g,)
 
 
-def _reference_run(live: LiveLaunch, t: dict, consts: dict, outputs: tuple[str, ...]) -> dict[str, torch.Tensor]:
-    """The script's own configuration on the same inputs (fresh copies): the reference at new sizes."""
-    ref_t = {k: (v.clone() if isinstance(v, torch.Tensor) else v) for k, v in t.items()}
+def _reference_run(live: LiveLaunch, t: dict, consts: dict, outputs: tuple[str, ...],
+                   rule: tuple[str, ...] | None) -> dict[str, torch.Tensor]:
+    """The script's own configuration on the same inputs (fresh copies, the outputs as they were
+    before the launch — the check runs after it): the reference at new sizes."""
+    before = t["_launch"].get("before", {})
+    ref_t = {k: (before.get(k, v).clone() if isinstance(v, torch.Tensor) else v) for k, v in t.items()}
     cfg = {"num_warps": live.options.get("num_warps", 4), "num_stages": live.options.get("num_stages", 3), **consts,
            "autotune_config": live.autotune_choice}
-    kwargs, grid = _launch_args(live, ref_t, cfg, consts)
+    kwargs, grid = _launch_args(live, ref_t, cfg, consts, rule)
     kwargs = descriptors.rebuild(kwargs, {k: v for k, v in ref_t.items() if isinstance(v, torch.Tensor)})
     any_t = next(v for v in ref_t.values() if isinstance(v, torch.Tensor))
     if any_t.device.type == "cpu":
