@@ -63,7 +63,7 @@ def window_side(out: Path, top: int) -> None:
     import kernels.catalog  # noqa: F401
     from kernels.data.coarse import shipped_bytes, window_request
     from kernels.data.trace import TraceRequest
-    from kernels.gpu_trace.kept import KeptTrace
+    from kernels.engine.kept_trace import KeptTrace
 
     for name, (kernel, values) in CASES.items():
         for attempt in ("cold", "warm"):

@@ -16,7 +16,7 @@ process (``--jobs`` at a time):
 - a changed configuration: the next of the script's autotune configs, else num_warps changed and
   the first power-of-two block constexpr doubled (halved above 1024), run and checked;
 - trace: the interpreter trace of the first launch (CPU); on a GPU, the interpreter-vs-GPU
-  compare of it (``kernels.gpu_trace.serve.compare_backends``: outputs equal within twice the
+  compare of it (``kernels.engine.trace_router.compare_backends``: outputs equal within twice the
   tolerance, writer maps recorded on the GPU).
 
 Each stage has a time limit (``--budget`` seconds, the capture's own budget too; three times that
@@ -95,7 +95,7 @@ def _trace(spec, backend: str) -> dict:
     t0 = time.perf_counter()
     if backend == "gpu":
         from kernels.data.trace import TraceRequest
-        from kernels.gpu_trace.serve import compare_backends
+        from kernels.engine.trace_router import compare_backends
 
         c = compare_backends(TraceRequest(spec.name, {}, backend="gpu", compare=True))
         out = {"s": round(time.perf_counter() - t0, 2)}

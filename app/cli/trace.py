@@ -105,7 +105,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
                        workers=args.workers, check_overflow=args.check_overflow, backend=args.backend,
                        timeline=args.timeline, maps=not args.timeline)
     progress = stderr_progress(end_stage="deriving") if sys.stderr.isatty() else None
-    # one routing for both backends (kernels.gpu_trace.serve_trace), here or in the worker
+    # one routing for both backends (kernels.engine.trace_router.serve_trace), here or in the worker
     res = compute("trace", req, args, progress=progress)
     if res.error is not None:
         return error_exit(res.error, args.verbose)

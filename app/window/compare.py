@@ -1,5 +1,5 @@
 """"Interpreter vs GPU": the Run menu's (and the toolbar's) action that runs the launch both ways
-in the worker (``kernels.gpu_trace.serve.compare_backends``), compares the outputs and marks on
+in the worker (``kernels.engine.trace_router.compare_backends``), compares the outputs and marks on
 the grid view's program grid the programs that wrote an element that differs.
 
 The action is on when a launch could be traced and the worker has a GPU; without one it is off,

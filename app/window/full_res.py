@@ -1,6 +1,6 @@
 """Regions of a reduced trace at full resolution, wired: the grid view asks (``regionWanted``, a
 zoomed-in or double-clicked reduced map), this sends the worker's ``trace_region`` request (the
-worker keeps the full trace behind the reduced one it sent: ``kernels.gpu_trace.kept``) and hands
+worker keeps the full trace behind the reduced one it sent: ``kernels.engine.kept_trace``) and hands
 the answer (``RegionAnswered``) back to the view, which draws it over the cells. A refusal
 (``RegionFailed``: the full trace is no longer kept; too large a rectangle) is one line in the
 status bar.

@@ -1,7 +1,7 @@
 """A part of a reduced trace at full resolution — numpy only; the window asks, the worker answers.
 
 The window draws a big trace reduced to cells (``kernels.data.coarse``). The worker keeps the full
-trace it reduced (one, until another request needs the memory: ``kernels.gpu_trace.kept``), and
+trace it reduced (one, until another request needs the memory: ``kernels.engine.kept_trace``), and
 a ``RegionRequest`` — a tensor of that trace and a rectangle of its elements, the tensor seen as
 rows × columns as ``CoarseTrace.cell_elements`` sees it — is answered with a ``RegionAnswer``:
 the six maps of that rectangle, element by element. ``key`` names the reduced trace the window

@@ -282,7 +282,7 @@ class TraceRequest:
     check_overflow: bool = False  # a debug run: int32 overflow and tl.device_assert raise
     #: "interpreter": replay on the CPU; "gpu": the instrumented build records every program's
     #: maps on the GPU (``kernels.gpu_trace``; ``window`` then picks the programs whose per-access
-    #: events the interpreter adds). ``kernels.gpu_trace.serve_trace`` routes on it.
+    #: events the interpreter adds). ``kernels.engine.trace_router.serve_trace`` routes on it.
     backend: str = INTERPRETER
     timeline: bool = False  # gpu: also the schedule (SM, start, end per program) of a light build
     maps: bool = True  # gpu: False with ``timeline``: the schedule only (no maps)

@@ -50,7 +50,7 @@ class EngineState:
 
     #: kernels.engine.run.LiveCache: what a window's repeated runs reuse
     live: Any = None
-    #: kernels.gpu_trace.kept.KeptTrace: the full trace behind the last reduced one
+    #: kernels.engine.kept_trace.KeptTrace: the full trace behind the last reduced one
     kept_trace: Any = None
     #: kernels.engine.precompile.Precompiler, once a compile ahead was asked for
     precompiler_started: Any = None
@@ -125,6 +125,9 @@ def _versions() -> dict[str, str]:
     for name in ("torch", "triton", "numpy"):
         mod = sys.modules.get(name)
         out[name] = str(getattr(mod, "__version__", "")) if mod else ""
+    from ..data.wire import wire_version
+
+    out["tilescope_wire"] = wire_version()  # a remote window checks it (app.transport_ssh)
     return out
 
 
@@ -161,14 +164,14 @@ def _sweep(state: EngineState, payload: Any, call: Call) -> Any:
 
 
 def _trace(state: EngineState, payload: Any, call: Call) -> Any:
-    from ..gpu_trace import serve_trace
+    from .trace_router import serve_trace
 
     # routed by the request's backend: the interpreter recorder (it refuses traces too large for
     # the pipe or the host before building them), the GPU recorder, or interpreter vs GPU; the
     # window's request (``max_cells``) gets back no more than it can draw, and the full trace
-    # behind it is kept for ``trace_region`` (kernels.gpu_trace.kept)
+    # behind it is kept for ``trace_region`` (kernels.engine.kept_trace)
     if getattr(payload, "max_cells", None):
-        from ..gpu_trace.kept import KeptTrace
+        from .kept_trace import KeptTrace
 
         state.kept_trace = state.kept_trace or KeptTrace()
         return state.kept_trace.serve(payload, call.progress, call.cancel)
@@ -178,7 +181,7 @@ def _trace(state: EngineState, payload: Any, call: Call) -> Any:
 def _trace_region(state: EngineState, payload: Any, call: Call) -> Any:
     """A rectangle of the last reduced trace at full resolution; refused in one line when that
     trace is no longer kept or the rectangle is too large."""
-    from ..gpu_trace.kept import KeptTrace
+    from .kept_trace import KeptTrace
 
     return (state.kept_trace or KeptTrace()).answer(payload)
 

@@ -2,7 +2,7 @@
 that a region of it can come back at full resolution (``kernels.data.region``).
 
 ``KeptTrace.serve(request)`` serves a trace request as the worker's ``trace`` request does
-(``serve.serve_trace``, then ``kernels.trace.service.for_window``) and, when the answer was
+(``trace_router.serve_trace``, then ``kernels.trace.service.for_window``) and, when the answer was
 reduced to cells, keeps what a region is read from, under a fresh key that the reduced trace
 carries (``CoarseTrace.region_key``):
 
@@ -60,7 +60,7 @@ class KeptTrace:
         """Serve trace ``request`` (``serve_trace``; a window's request reduced by ``for_window``)
         and keep the full trace when the answer is reduced. What was kept before is dropped first."""
         from ..trace.service import for_window
-        from .serve import serve_trace
+        from .trace_router import serve_trace
 
         self.release()
         max_cells = getattr(request, "max_cells", None)

@@ -2,7 +2,7 @@
 trace`` (in this process or in a worker) both call ``serve_trace``.
 
 - ``backend="interpreter"``: the interpreter recorder (``kernels.trace.trace``);
-- ``backend="gpu"``: the instrumented build on the GPU (``service.gpu_trace``): every program's
+- ``backend="gpu"``: the instrumented build on the GPU (``kernels.gpu_trace.service.gpu_trace``): every program's
   maps, plus the schedule (``timeline``); ``maps=False`` with ``timeline``: the schedule only;
 - ``backend="gpu", compare=True``: "interpreter vs GPU" (``compare_backends``): the launch run
   both ways on the same seeded inputs, the outputs compared, the programs that wrote a differing
@@ -25,11 +25,12 @@ from ..data.errors import BackendUnavailable, Cancelled, to_error_info
 from ..data.gpu_trace import MAX_MAP_ELEMENTS, GpuTraceResult
 from ..data.results import ErrorInfo, Progress
 from ..data.trace import TraceRequest, TraceResult
-from .bounded import COMPARE_BUDGET_S, COMPARE_MAX_PROGRAMS, run_window, written_by
-from .compare import BackendComparison, OutputDiff, writer_of
-from .service import ProgressFn, gpu_trace, gpu_trace_spec, require_cuda
+from ..gpu_trace.bounded import COMPARE_BUDGET_S, COMPARE_MAX_PROGRAMS, run_window, written_by
+from ..gpu_trace.compare import BackendComparison, OutputDiff, writer_of
+from ..gpu_trace.service import ProgressFn, gpu_trace, gpu_trace_spec, require_cuda
 
 __all__ = ["compare_backends", "serve_trace"]
+
 
 def _refused(request: TraceRequest, message: str) -> TraceResult:
     return TraceResult(request=request, error=ErrorInfo(kind="validation", message=message, field="backend"))
@@ -40,7 +41,7 @@ def serve_trace(request: TraceRequest, progress: ProgressFn | None = None, cance
     """Serve ``request`` on its backend (see the module doc). ``device="cpu"`` runs a GPU
     request's instrumented build under the interpreter instead (the CPU tests' way to run the very
     code the GPU runs; no schedule there). ``on_kept``: a GPU trace's shadow buffers are kept on
-    the device and handed to it (``service.gpu_trace``)."""
+    the device and handed to it (``kernels.gpu_trace.service.gpu_trace``)."""
     backend = getattr(request, "backend", INTERPRETER)
     if backend not in NAMES:
         return _refused(request, f"unknown trace backend {backend!r} (choose {' or '.join(NAMES)})")

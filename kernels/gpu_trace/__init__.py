@@ -15,10 +15,10 @@ Entry points (importing this package imports neither torch nor triton until one 
   ``.region(tensor, index)``);
 - ``gpu_trace(request: TraceRequest, *, timeline_only=False, ...) -> GpuTraceResult``: the
   worker's / CLI's call, never raises;
-- ``require_cuda()``: BackendUnavailable, one line, where no CUDA device is usable;
-- ``serve_trace(request, progress=None, cancel=None)``: the one routing of a ``TraceRequest`` by
-  its ``backend`` (interpreter recorder, GPU recorder, or interpreter vs GPU: ``serve``); the
-  worker's ``trace`` request and ``tilescope trace`` call it. Never raises.
+- ``require_cuda()``: BackendUnavailable, one line, where no CUDA device is usable.
+
+A ``TraceRequest`` reaches this recorder or the interpreter's through their one router,
+``kernels.engine.trace_router.serve_trace`` (the ``trace`` request's handler).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 from ..data.gpu_trace import MAX_MAP_ELEMENTS, GpuTraceInfo, GpuTraceResult, Timeline
 
 __all__ = ["MAX_MAP_ELEMENTS", "GpuTraceInfo", "GpuTraceResult", "Timeline", "gpu_trace", "gpu_trace_spec",
-           "require_cuda", "serve_trace"]
+           "require_cuda"]
 
 
 def gpu_trace_spec(*args: Any, **kwargs: Any) -> Any:
@@ -49,13 +49,6 @@ def require_cuda() -> None:
     _f()
 
 
-def serve_trace(*args: Any, **kwargs: Any) -> Any:
-    from .serve import serve_trace as _f
-
-    return _f(*args, **kwargs)
-
-
 gpu_trace_spec.__doc__ = "Trace a registered kernel from its instrumented build (see service.gpu_trace_spec)."
 gpu_trace.__doc__ = "Serve a TraceRequest on the GPU (see service.gpu_trace); never raises."
 require_cuda.__doc__ = "Raise BackendUnavailable (one line) when no CUDA device is usable."
-serve_trace.__doc__ = "Route a TraceRequest by its backend (see serve.serve_trace); never raises."

@@ -1,6 +1,6 @@
 """The interpreter recorder's entry point: a registered kernel, prepared by the request service
 (``kernels.run.prepare``) on the CPU and recorded by ``recorder.trace_launch``. Trace requests
-reach it through the one router of both recorders, ``kernels.gpu_trace.serve.serve_trace``
+reach it through the one router of both recorders, ``kernels.engine.trace_router.serve_trace``
 (which the worker's and the command line's ``trace`` handler calls)."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ pytest.importorskip("PySide6.QtCore")
 import kernels.catalog  # noqa: E402,F401  (registers the bundled kernels)
 from app.window.compare import summary_text  # noqa: E402
 from kernels.data.trace import TraceRequest  # noqa: E402
-from kernels.gpu_trace.serve import compare_backends  # noqa: E402
+from kernels.engine.trace_router import compare_backends  # noqa: E402
 
 
 def test_the_banner_names_the_window_of_programs_compared(qapp):

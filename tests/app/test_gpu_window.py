@@ -22,7 +22,7 @@ from real_window import make_window, wait_ready, wait_until  # noqa: E402
 from app.main_window import MainWindow  # noqa: E402
 from kernels.data.gpu_trace import Timeline  # noqa: E402
 from kernels.data.trace import TraceRequest  # noqa: E402
-from kernels.gpu_trace import serve_trace  # noqa: E402
+from kernels.engine.trace_router import serve_trace  # noqa: E402
 from kernels.gpu_trace.compare import BackendComparison, OutputDiff  # noqa: E402
 
 VALUES = {"N": 2000, "BLOCK_SIZE": 256}  # 8 programs

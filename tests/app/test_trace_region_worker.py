@@ -13,7 +13,7 @@ from kernels.data.coarse import CoarseTrace, window_request
 from kernels.data.region import MAX_REGION_ELEMENTS, RegionAnswer, RegionRequest
 from kernels.data.results import RunRequest
 from kernels.data.trace import TraceRequest
-from kernels.gpu_trace.kept import SOURCE_HOST
+from kernels.engine.kept_trace import SOURCE_HOST
 
 
 @pytest.mark.slow

@@ -14,7 +14,8 @@ import numpy as np
 
 import kernels.catalog  # noqa: F401  (registers the bundled kernels)
 from kernels.data.trace import TraceRequest
-from kernels.gpu_trace import bounded, serve
+from kernels.engine import trace_router as serve
+from kernels.gpu_trace import bounded
 
 VALUES = {"N": 4096, "BLOCK_SIZE": 256}  # 16 programs of 256 elements
 

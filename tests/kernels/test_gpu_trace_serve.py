@@ -1,4 +1,4 @@
-"""The one routing of a trace request (``kernels.gpu_trace.serve_trace``) and "interpreter vs GPU"
+"""The one routing of a trace request (``kernels.engine.trace_router.serve_trace``) and "interpreter vs GPU"
 (``compare_backends`` and the numpy comparison under it), on the CPU.
 
 What breaks if these fail: the window's (or the CLI's) GPU trace goes to the wrong recorder, a
@@ -15,7 +15,7 @@ import torch
 import kernels.catalog  # noqa: F401  (registers the bundled kernels)
 from kernels.data.gpu_trace import GpuTraceResult
 from kernels.data.trace import NO_PROGRAM, SEVERAL, TraceRequest, TraceResult
-from kernels.gpu_trace import serve_trace
+from kernels.engine.trace_router import compare_backends, serve_trace
 from kernels.gpu_trace.compare import (
     BackendComparison,
     OutputDiff,
@@ -23,7 +23,6 @@ from kernels.gpu_trace.compare import (
     programs_of,
     writer_of,
 )
-from kernels.gpu_trace.serve import compare_backends
 from kernels.specs.spec import REGISTRY
 from kernels.trace import trace_spec
 

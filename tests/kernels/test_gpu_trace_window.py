@@ -7,7 +7,7 @@ from __future__ import annotations
 import kernels.catalog  # noqa: F401  (registers the bundled kernels)
 from kernels.data.coarse import CoarseTrace, window_request
 from kernels.data.trace import TraceRequest
-from kernels.gpu_trace.kept import KeptTrace
+from kernels.engine.kept_trace import KeptTrace
 
 
 def test_a_window_request_is_reduced_on_the_device_to_its_cells():

@@ -1,5 +1,5 @@
 """A region of a reduced trace at full resolution, Qt-free: what the worker keeps behind the
-reduced trace it sends the window (``kernels.gpu_trace.kept``) and the rectangle maths
+reduced trace it sends the window (``kernels.engine.kept_trace``) and the rectangle maths
 (``kernels.data.region``)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from kernels.data.coarse import CoarseTrace, window_request
 from kernels.data.params import ValidationError
 from kernels.data.region import MAP_FIELDS, MAX_REGION_ELEMENTS, RegionRequest, cells_to_region
 from kernels.data.trace import TraceRequest
-from kernels.gpu_trace.kept import SOURCE_DEVICE, SOURCE_HOST, KeptTrace
+from kernels.engine.kept_trace import SOURCE_DEVICE, SOURCE_HOST, KeptTrace
 from kernels.trace.service import trace
 
 N = 1 << 16

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QToolTip
 
 from kernels.data.coarse import CoarseTrace, window_request
 from kernels.data.trace import TraceRequest
-from kernels.gpu_trace.kept import KeptTrace
+from kernels.engine.kept_trace import KeptTrace
 from kernels.trace.service import trace
 from views.grid_view import GridView
 from views.grid_view.detail import MIN_CELL_PX
