@@ -60,8 +60,8 @@ def serve_trace(request: TraceRequest, progress: ProgressFn | None = None, cance
             return GpuTraceResult(request, error=to_error_info(e))
     if request.compare:
         return compare_backends(request, device=device, progress=progress, cancel=cancel)
-    # the window's request: its maps reduced on the device to what it draws (a 2^26 vector add:
-    # 2^18 cells copied to the host instead of 2^22 then reduced again there, 0.5 s on the H200)
+    # the window's request: its maps reduced on the device to what it draws, not copied to the host
+    # whole and reduced again there (what that saved: docs/benchmarks/gpu-trace.md)
     max_cells = getattr(request, "max_cells", None)
     reduce = {"max_elements": min(MAX_MAP_ELEMENTS, int(max_cells))} if max_cells else {}
     return gpu_trace(request, device=device, progress=progress, on_kept=on_kept, **reduce)
