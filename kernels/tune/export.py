@@ -27,6 +27,7 @@ from typing import Any
 import torch
 import triton
 
+from ..data.backends import INTERPRETER
 from ..data.results import SweepPoint, SweepResult
 from ..data.tuning.rank import fmt_ms, values_text
 from ..data.tuning.space import LAUNCH_OPTIONS
@@ -277,7 +278,7 @@ _LAUNCH = """def _launch(tensors, cfg):
         return
     from kernels.run.backends import resolve  # not on a GPU: Triton's interpreter, through Tilescope
 
-    with resolve('interpreter').activate(SPEC.kernels) as K:
+    with resolve({interpreter!r}).activate(SPEC.kernels) as K:
         SPEC.run_launch(K, tensors, cfg)"""
 
 _SELF_CHECK = """def _self_check(argv):
@@ -390,7 +391,8 @@ def triton_op_text(spec: KernelSpec, result: SweepResult, op_name: str | None = 
         f"_DTYPES = {{{', '.join(f'torch.{k}: {v!r}' for k, v in _DTYPE_NAMES.items())}}}",
         "",
         "",
-        *_LAUNCH.format(K="with_options(wrap_triton, EXTRA)" if extra else "wrap_triton").splitlines(),
+        *_LAUNCH.format(K="with_options(wrap_triton, EXTRA)" if extra else "wrap_triton",
+                       interpreter=INTERPRETER).splitlines(),
         "",
         "",
         f"@triton_op({op!r}, mutates_args={() if functional else tuple(b.outputs)!r})",
