@@ -45,3 +45,16 @@ def test_the_command_line_runs_a_kind_here_through_the_same_handler():
     assert isinstance(res, RunResult) and res.check is not None and res.check.passed
     with pytest.raises(ValueError, match="does not send 'precompile'"):
         compute("precompile", {}, args)
+
+
+def test_a_kind_added_as_a_row_and_a_handler_also_runs_in_the_worker(capsys):
+    """``layout`` was added as one row and one handler: with ``--timeout`` the CLI sends it to a
+    worker, which answers with the same table as the command's own process."""
+    from app.cli import main
+
+    argv = ["layout", "vector_add", "-s", "N=4096", "--target", "sm_90"]
+    assert main(argv) == 0
+    here = capsys.readouterr().out
+    assert main([*argv, "--timeout", "300"]) == 0
+    there = capsys.readouterr().out
+    assert "32 req  512 sect  16.0/req" in there and there == here
