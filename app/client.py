@@ -137,6 +137,7 @@ class WorkerClient:
         nice: int = 0,
         start: bool = True,
         respawn: bool = True,
+        remote: Any = None,
     ) -> None:
         # the callbacks (see the module's docstring); each may be None
         self.on_progress, self.on_point, self.on_result, self.on_error = on_progress, on_point, on_result, on_error
@@ -152,6 +153,8 @@ class WorkerClient:
         #: start a new worker at once after one died or was killed (False: at the next submit;
         #: the command line, which ends after the failure anyway)
         self.respawn = respawn
+        #: where the worker runs: None here, else an ``app.transport_ssh.Remote`` (over ssh)
+        self.remote = remote
 
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
@@ -411,6 +414,11 @@ class WorkerClient:
                 if error is not None:
                     self._emit(self.on_log, p.gen, "error", f"the worker did not start: {error.message}")
                 return
+            problem = self.remote.check_hello(result) if self.remote is not None else None
+            if problem:  # a remote worker of another version: no restart would help
+                proc.retire()
+                self._give_up(problem)
+                return
             proc.ready = True
             self._start_failures = 0
             self.hello = result
@@ -476,8 +484,11 @@ class WorkerClient:
         """Start a worker process and send it hello (lock held)."""
         self._set_state(state)
         try:
+            env = dict(os.environ if self._env is None else self._env)
+            command = (self.remote.command(self._nice, env) if self.remote is not None
+                       else worker_command(self._python, self._nice))
             proc = WorkerProcess.spawn(
-                worker_command(self._python, self._nice), dict(os.environ if self._env is None else self._env),
+                command, env,
                 self._cwd, on_reply=self._on_reply, on_undecodable=self._reply_undecodable, on_exit=self._on_exit,
                 on_stderr=lambda line: self._emit(self.on_stderr, line), echo_stderr=self._echo_stderr)
         except OSError as e:
@@ -512,7 +523,7 @@ class WorkerClient:
                 self._emit(self.on_log, 0, "warning", "the worker restarted to get a fresh CUDA context")
                 self._respawn()
                 return
-            how = why or describe_exit(rc)
+            how = why or (self.remote.describe_exit(rc) if self.remote is not None else describe_exit(rc))
             if not proc.ready:
                 self._start_failures += 1
                 if p is not None and not p.internal:

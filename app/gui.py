@@ -18,7 +18,9 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from views.i18n import install_translator  # noqa: E402
 
 from .main_window import MainWindow  # noqa: E402
+from .qt_worker import QtWorker  # noqa: E402
 from .settings import Settings  # noqa: E402
+from .transport_ssh import parse_remote  # noqa: E402
 
 __all__ = ["main"]
 
@@ -33,7 +35,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the window's language: en or zh_CN (default: the system's locale)")
     parser.add_argument("--file", "-f", metavar="PATH",
                         help="open this file: a plain Triton script (its launches captured) or a kernel file")
+    parser.add_argument("--remote", metavar="USER@HOST", default=None,
+                        help="run the worker on this host over ssh (host:port, or an alias of ~/.ssh/config); "
+                             "default: the settings' remote field, else here")
+    parser.add_argument("--remote-python", metavar="PATH", default=None,
+                        help="the Python on the remote host (default: this one's path)")
+    parser.add_argument("--remote-root", metavar="DIR", default=None,
+                        help="Tilescope's checkout on the remote host (default: this one's path)")
     args, qt_args = parser.parse_known_args(args_list)
+    remote = None
+    if args.remote is not None:
+        try:
+            remote = parse_remote(args.remote, args.remote_python or "", args.remote_root or "")
+        except ValueError as e:
+            parser.error(str(e))
     app = QApplication.instance() or QApplication([sys.argv[0], *qt_args])
     app.setApplicationName("Tilescope")
     app.setOrganizationName("tilescope")
@@ -41,7 +56,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = Settings.load()
     if args.reset_layout:
         settings.window_geometry = settings.window_state = ""
-    win = MainWindow(settings=settings, initial_kernel=args.kernel)
+    # --remote is this session's: the settings' own field is left as it was
+    worker = QtWorker(timeout_s=settings.timeout_s, remote=remote) if remote is not None else None
+    win = MainWindow(settings=settings, initial_kernel=args.kernel, worker=worker)
     win.show()
     if args.file:
         win.open_kernel_file(args.file)

@@ -45,6 +45,7 @@ from .history import History
 from .qt_worker import QtWorker
 from .session import Session
 from .settings import Settings
+from .transport_ssh import remote_of
 from .window.actions import Commands, ProgramsField, WindowActions
 from .window.compile_target import CompileTargets
 from .window.docks import Docks
@@ -86,7 +87,8 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else Settings.load()
         self.history = history if history is not None else History.open()
         self.session = Session()
-        self.worker = worker if worker is not None else QtWorker(timeout_s=self.settings.timeout_s, parent=self)
+        self.worker = worker if worker is not None else QtWorker(timeout_s=self.settings.timeout_s, parent=self,
+                                                                 remote=remote_of(self.settings))
         self.events = WindowEvents()
         self._autostart, self._shown_once = autostart, False
         self.setWindowTitle("Tilescope")

@@ -57,6 +57,9 @@ class Settings:
     live: bool = False  # re-run on every parameter change
     backend: str = AUTO  # AUTO or a backend's name (kernels.data.backends.CHOICES)
     layouts: dict[str, str] = field(default_factory=dict)  # name -> base64 of a saved QMainWindow.saveState()
+    remote: str = ""  # run the worker on this ssh host (user@host; "" = here): app.transport_ssh
+    remote_python: str = ""  # the interpreter there ("" = this one's path)
+    remote_root: str = ""  # Tilescope's checkout there ("" = this one's path)
 
     #: the file this was loaded from and is saved to (not stored)
     path: Path | None = field(default=None, repr=False, compare=False)
@@ -219,6 +222,9 @@ _CHECKS = {
     "live": lambda v: v if isinstance(v, bool) else _INVALID,
     "backend": lambda v: v if v in BACKEND_CHOICES else _INVALID,
     "layouts": _layouts,
+    "remote": lambda v: v if isinstance(v, str) and len(v) <= 300 else _INVALID,
+    "remote_python": lambda v: v if isinstance(v, str) and len(v) <= 1000 else _INVALID,
+    "remote_root": lambda v: v if isinstance(v, str) and len(v) <= 1000 else _INVALID,
 }
 
 
