@@ -1,4 +1,4 @@
-"""``tilescope`` on the command line: list, open, run, bench, sweep, trace, compile, layout, lesson.
+"""``tilescope`` on the command line: list, open, run, bench, sweep, trace, compile, layout, lesson, why.
 
 The verbs run the engine in this process and print a table or ``--json``; no Qt is imported.
 With no verb the GUI opens (``app.gui``, imported only then).
@@ -25,20 +25,20 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import bench, compile, layout, lesson, listing, open_script, run, sweep, trace
+from . import bench, compile, layout, lesson, listing, open_script, run, sweep, trace, why
 from .common import EXIT_USAGE, CliError, Failed, Parser, error_exit
 from .output import to_jsonable
 from .remote import close as close_worker
 
 __all__ = ["CliError", "build_parser", "main", "to_jsonable"]
 
-VERBS = ("list", "open", "run", "bench", "sweep", "trace", "compile", "layout", "lesson")
+VERBS = ("list", "open", "run", "bench", "sweep", "trace", "compile", "layout", "lesson", "why")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="tilescope", description="Explore Triton kernels: run, check, time, sweep.")
     sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=Parser)
-    for verb in (listing, open_script, run, bench, sweep, trace, compile, layout, lesson):
+    for verb in (listing, open_script, run, bench, sweep, trace, compile, layout, lesson, why):
         verb.add_parser(sub)
     return parser
 

@@ -31,7 +31,7 @@ __all__ = ["CLI_KINDS", "Remote", "close", "compute", "kernel_info", "plan_sweep
 
 #: the request kinds the command line sends (``compute`` refuses others)
 CLI_KINDS = frozenset({"run", "sweep", "trace", "bench", "compile", "open_script", "lesson_check", "layout",
-                       "load_file", "plan_sweep"})
+                       "load_file", "plan_sweep", "why"})
 
 
 class Remote:

@@ -228,7 +228,9 @@ def kernel_facts(ck: Any, keep_asm: bool = True) -> tuple[CompileFacts, list[str
         if usage is not None:
             n_regs = usage["REG"]
             if n_spills is None and "LOCAL" in usage:
-                n_spills = usage["LOCAL"] // 4
+                # ptxas keeps spills in the stack frame (STACK), not LOCAL: a matmul spilling 9 KB
+                # per thread reads LOCAL:0 STACK:9064; the driver's local size counts both
+                n_spills = (usage["LOCAL"] + usage.get("STACK", 0)) // 4
             notes.append("registers and spills read from the cubin (cuobjdump -res-usage)")
     facts = CompileFacts(
         n_regs=int(n_regs) if n_regs is not None else None,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .advice import Advice, WhyRequest
 from .gpu_trace import GpuTraceResult
 from .layout import LayoutRequest, LayoutResult
 from .region import RegionAnswer, RegionRequest
@@ -99,6 +100,9 @@ REQUESTS: tuple[RequestKind, ...] = (
     RequestKind("layout", (LayoutRequest,), (LayoutResult,),
                 "each access's layout, vector width and memory requests, from the compiled TTGIR",
                 cancellable=True, reports_progress=True),
+    RequestKind("why", (WhyRequest,), (Advice,),
+                "why is it slow: findings with evidence and source lines, launch proposals tried (kernels.advisor)",
+                cancellable=True, long_running=True),
     RequestKind("ping", (_NONE,), (dict,), "the worker's pid, what it is busy with (tests and diagnostics)",
                 transport=True, internal=True),
     RequestKind("cancel", (int, _NONE), (_NONE,), "stop request N (None: whatever runs or waits)",

@@ -266,6 +266,26 @@ def _layout(state: EngineState, payload: Any, call: Call) -> Any:
     return layout(payload, progress=call.progress, cancel=call.cancel)
 
 
+def _why(state: EngineState, payload: Any, call: Call) -> Any:
+    """The advisor's findings (``kernels.advisor``); on a GPU its run and its mini-sweeps go
+    through the engine's run and tune sweep (the advisor does not import the engine)."""
+    from ..advisor.service import why
+
+    if payload.backend != GPU:
+        return why(payload, cancel=call.cancel)
+    from .. import engine
+    from ..data.results import RunRequest
+
+    def run_on_gpu(cfg: dict) -> Any:
+        return engine.run(RunRequest(payload.kernel, cfg, backend=GPU, seed=payload.seed,
+                                     user_file=payload.user_file), cancel=call.cancel)
+
+    def sweep(request: Any) -> Any:
+        return engine.sweep(request, progress=call.progress, cancel=call.cancel)
+
+    return why(payload, run_on_gpu=run_on_gpu, sweep=sweep, cancel=call.cancel)
+
+
 HANDLERS: dict[str, Callable[[EngineState, Any, Call], Any]] = {
     "hello": _hello,
     "infos": _infos,
@@ -281,6 +301,7 @@ HANDLERS: dict[str, Callable[[EngineState, Any, Call], Any]] = {
     "bench": _bench,
     "precompile": _precompile,
     "layout": _layout,
+    "why": _why,
 }
 
 

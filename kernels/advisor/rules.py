@@ -1,0 +1,439 @@
+"""The advisor's rules: each reads ``Gathered`` facts and returns findings with their evidence.
+
+A rule is a plain function ``(Gathered) -> list[Finding]`` registered in ``RULE_FUNCTIONS``; it
+never compiles or runs anything itself (``kernels.advisor.trial`` tries the proposals). The
+thresholds are named constants here, and each finding's ``evidence`` holds the numbers it was
+decided on, so a user can check the reasoning.
+
+- ``spills``: registers spilled to local memory (the cubin's stack frame, its STL/LDL by line);
+- ``occupancy``: registers or shared memory hold the programs per SM down, and by how much;
+- ``warps``: too few warps for the block: each thread holds many elements (a softmax row at one
+  warp);
+- ``tail``: the last wave of programs leaves most of the GPU idle (the grid formula and the
+  occupancy; the measured timeline is not read yet);
+- ``uncoalesced``: a global access moves more 32-byte sectors than its bytes need (layout engine);
+- ``vector_width``: a block too small for its threads: narrow or duplicated accesses, few bytes in
+  flight (vector add at BLOCK_SIZE 64);
+- ``masked_lanes``: lanes switched off by masks (the interpreter trace);
+- ``l2_reuse``: a matmul-like grid in row-major order loads more distinct tiles per wave than L2
+  holds (tutorial 03's grouped order, by its GROUP_SIZE_M / BLOCK_M / BLOCK_N / M / N / K names);
+- ``roofline``: on a GPU, the run's position against the measured copy and matmul roofs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ..compile.facts import occupancy
+from ..data.advice import Finding, Proposal
+from .gather import Gathered
+
+__all__ = ["L2_BYTES", "RULE_FUNCTIONS", "block_params", "grouped_wave_tiles", "run_rules", "tail_efficiency"]
+
+#: L2 bytes by compute capability major (A100 40 MB, H100/H200 50 MB, B200 126 MB; data sheets)
+L2_BYTES = {8: 40 << 20, 9: 50 << 20, 10: 126 << 20, 12: 96 << 20}
+
+#: spill bytes per thread from which a spill finding is high
+SPILL_HIGH_BYTES = 64
+#: resident warps (% of the SM's maximum) under which an occupancy limiter is worth a finding
+OCCUPANCY_LOW_PCT = 25.0
+#: elements one thread holds in one access from which the warps finding is medium / high
+ELEMENTS_MEDIUM, ELEMENTS_HIGH = 32, 64
+#: the tail: efficiency (programs / slots the waves take) under which it is medium / high
+TAIL_MEDIUM, TAIL_HIGH = 0.8, 0.6
+#: sector efficiency (ideal / actual) under which an access is high / medium, and the share of
+#: the traced sectors it must move to matter
+COALESCED_HIGH, COALESCED_MEDIUM, COALESCED_SHARE = 0.5, 0.8, 0.2
+#: masked lanes (fraction of the launch's) from which the finding is low / medium
+MASKED_LOW, MASKED_MEDIUM = 0.1, 0.25
+#: the roof (%) under which a timed run is a medium finding
+ROOF_MEDIUM_PCT = 50.0
+
+
+def block_params(g: Gathered) -> list[str]:
+    """The spec's block sizes: constexpr parameters named BLOCK*."""
+    return [n for n in g.param("constexpr") if n.upper().startswith("BLOCK")]
+
+
+def _num_warps(g: Gathered) -> int:
+    return int(g.facts.num_warps or g.cfg.get("num_warps", 4))
+
+
+# ---------------------------------------------------------------------------------------------
+# spills and occupancy
+
+
+def spills(g: Gathered) -> list[Finding]:
+    sass = g.facts.asm.get("sass", "")
+    n_sass = sum(1 for ln in sass.splitlines() if " STL" in ln or " LDL" in ln)
+    per_thread = max(g.stack_bytes, 4 * int(g.facts.n_spills or 0))
+    if not n_sass and not per_thread:
+        return []
+    line, on_line = -1, 0
+    if g.spills:
+        line, on_line = max(g.spills.items(), key=lambda kv: (kv[1], -kv[0]))
+    nw = _num_warps(g)
+    blocks = sorted(block_params(g), key=lambda n: -int(g.cfg[n]))
+    changes: dict[str, Any] = {}
+    alternatives: list[dict[str, Any]] = []
+    if nw < 8 and "num_warps" in g.cfg:
+        changes = {"num_warps": nw * 2}
+    for b in blocks[:2]:
+        if int(g.cfg[b]) >= 32:
+            if changes:
+                alternatives.append({b: int(g.cfg[b]) // 2})
+            else:
+                changes = {b: int(g.cfg[b]) // 2}
+    text = (f"spread the values over more threads (num_warps {nw} -> {changes['num_warps']})" if "num_warps" in changes
+            else "hold fewer values per thread: " + ", ".join(f"{k} {g.cfg[k]} -> {v}" for k, v in changes.items()))
+    evidence = {"spill_bytes_per_thread": per_thread, "spill_instructions": n_sass, "registers": g.facts.n_regs}
+    if line >= 0:
+        evidence["spill_instructions_on_line"] = on_line
+    return [Finding(
+        rule="spills", severity="high" if per_thread >= SPILL_HIGH_BYTES else "medium",
+        title=f"{per_thread:,} bytes per thread spilled to local memory",
+        detail=(f"ptxas ran out of registers ({g.facts.n_regs} per thread) and keeps values in local memory: "
+                f"{n_sass:,} spill loads and stores" + (f", {on_line:,} of them for line {line}" if line >= 0 else "")),
+        evidence=evidence, line=line, shows="source",
+        proposal=Proposal(text, "launch" if changes else "suggestion", changes, tuple(alternatives)))]
+
+
+def occupancy_finding(g: Gathered) -> list[Finding]:
+    f = g.facts
+    limiter, pps = f.occupancy_limiter, f.programs_per_sm
+    if pps is None or limiter not in ("registers", "shared memory"):
+        return []
+    pct = f.occupancy_warps_pct or 0.0
+    if pps > 0 and pct >= OCCUPANCY_LOW_PCT:
+        return []
+    nw = _num_warps(g)
+    evidence: dict[str, Any] = {"programs_per_sm": pps, "limiter": limiter, "warps_pct": round(pct, 1),
+                                "registers": f.n_regs, "shared_bytes": f.shared_bytes}
+    proposal = None
+    if limiter == "shared memory":
+        stages = int(g.cfg.get("num_stages", f.num_stages or 1))
+        per_program = g.limits.shared_per_sm // (pps + 1) - g.limits.shared_reserved_per_block
+        evidence["shared_for_one_more"] = per_program
+        if stages > 2 and "num_stages" in g.cfg:
+            proposal = Proposal(f"one pipeline stage fewer (num_stages {stages} -> {stages - 1}) frees a stage of "
+                                "shared memory per program", "launch", {"num_stages": stages - 1})
+        lift = f"{per_program:,} bytes of shared memory per program or less would fit {pps + 1}"
+    else:
+        regs = f.n_regs or 0
+        need = next((r for r in range(regs - 1, 15, -1)
+                     if occupancy(r, nw, f.shared_bytes, g.limits).programs_per_sm > pps), None)
+        evidence["registers_for_one_more"] = need
+        lift = f"{need} registers per thread or fewer would fit {pps + 1}" if need else "no register count would"
+        blocks = sorted(block_params(g), key=lambda n: -int(g.cfg[n]))
+        smaller = [{b: int(g.cfg[b]) // 2} for b in blocks[:2] if int(g.cfg[b]) >= 32]
+        if nw < 8 and "num_warps" in g.cfg:
+            proposal = Proposal(f"more threads share the values (num_warps {nw} -> {nw * 2}): fewer registers each",
+                                "launch", {"num_warps": nw * 2}, tuple(smaller))
+        elif smaller:
+            (b, v), = smaller[0].items()
+            proposal = Proposal(f"a smaller block ({b} {g.cfg[b]} -> {v}) needs fewer registers", "launch", smaller[0],
+                                tuple(smaller[1:]))
+    return [Finding(
+        rule="occupancy", severity="high" if pps == 0 else "medium",
+        title=(f"{limiter} allow no program on an SM" if pps == 0
+               else f"{limiter} hold the SM to {pps} program{'s' if pps != 1 else ''} ({pct:.0f}% of its warps)"),
+        detail=f"occupancy is limited by {limiter}: {lift}", evidence=evidence, shows="compile", proposal=proposal)]
+
+
+def _largest_register_access(g: Gathered) -> Any:
+    if g.layout is None:
+        return None
+    held = [a for a in g.layout.accesses if a.op in ("load", "store") and a.threads is not None and a.shape]
+    return max(held, key=lambda a: a.threads.n_registers, default=None)
+
+
+def warps(g: Gathered) -> list[Finding]:
+    a = _largest_register_access(g)
+    nw = _num_warps(g)
+    if a is None or "num_warps" not in g.cfg:
+        return []
+    per_thread = a.threads.n_registers
+    if per_thread < ELEMENTS_MEDIUM or nw >= 16:
+        return []
+    target = nw
+    while target < 16 and per_thread * nw / target > 16:
+        target *= 2
+    evidence = {"elements_per_thread": per_thread, "num_warps": nw, "block": "x".join(map(str, a.shape)),
+                "programs_per_sm": g.facts.programs_per_sm, "limiter": g.facts.occupancy_limiter,
+                "warps_pct": round(g.facts.occupancy_warps_pct or 0.0, 1)}
+    return [Finding(
+        rule="warps", severity="high" if per_thread >= ELEMENTS_HIGH else "medium",
+        title=f"{nw} warp{'s' if nw != 1 else ''} for a {evidence['block']} block: {per_thread} elements per thread",
+        detail=(f"each thread walks {per_thread} elements of line {a.line} one after another, and the SM holds "
+                f"{evidence['warps_pct']:.0f}% of its warps ({g.facts.occupancy_limiter} limit): few loads in flight"),
+        evidence=evidence, line=a.line, shows="threads", access=a.index,
+        proposal=Proposal(f"more warps per program (num_warps {nw} -> {target})", "launch", {"num_warps": target},
+                          tuple({"num_warps": w} for w in (target // 2, target * 2) if nw < w <= 16 and w != target)))]
+
+
+# ---------------------------------------------------------------------------------------------
+# the grid
+
+
+def tail_efficiency(n_programs: int, n_sms: int, programs_per_sm: int) -> tuple[float, float]:
+    """(waves, efficiency): waves = programs / (SMs x programs per SM); efficiency = waves /
+    ceil(waves), the share of the slots the waves take that programs fill."""
+    slots = max(1, n_sms * max(1, programs_per_sm))
+    w = n_programs / slots
+    return w, (w / math.ceil(w) if w > 0 else 1.0)
+
+
+def _grid_of(g: Gathered, cfg: dict[str, Any]) -> int:
+    grid = g.spec.grid(cfg) or (0,)
+    return int(math.prod(grid))
+
+
+def tail(g: Gathered) -> list[Finding]:
+    pps = g.facts.programs_per_sm or 0
+    n, sms = g.n_programs, g.limits.n_sms
+    if pps <= 0 or n <= 0:
+        return []
+    w, eff = tail_efficiency(n, sms, pps)
+    if w <= 1.0 or eff >= TAIL_MEDIUM:
+        return []
+    last = w - math.floor(w) or 1.0
+    candidates = []
+    for b in block_params(g):
+        if int(g.cfg[b]) >= 32:
+            cfg = {**g.cfg, b: int(g.cfg[b]) // 2}
+            if _grid_of(g, cfg) > n:
+                candidates.append({b: int(g.cfg[b]) // 2})
+    if len(candidates) >= 2:
+        candidates.append({k: v for c in candidates[:2] for k, v in c.items()})
+    proposal = Proposal("more, smaller programs so the last wave is a smaller share of the time: "
+                        + " or ".join(", ".join(f"{k} -> {v}" for k, v in c.items()) for c in candidates[:3]),
+                        "launch", candidates[0], tuple(candidates[1:3])) if candidates else \
+        Proposal("split each program's work (a smaller block, or a persistent loop over tiles)")
+    return [Finding(
+        rule="tail", severity="high" if eff < TAIL_HIGH else "medium",
+        title=f"{w:.2f} waves: the last keeps {last:.0%} of the GPU busy",
+        detail=(f"{n:,} programs on {sms} SMs x {pps} per SM: {math.ceil(w)} waves of which the last is {last:.0%} "
+                f"full, so {1 - eff:.0%} of the slots idle (formula; the measured timeline is not read)"),
+        evidence={"programs": n, "sms": sms, "programs_per_sm": pps, "waves": round(w, 3),
+                  "last_wave_full": round(last, 3), "efficiency": round(eff, 3)},
+        shows="timeline", proposal=proposal)]
+
+
+def grouped_wave_tiles(num_pid_m: int, num_pid_n: int, group: int, per_wave: int, wave: int = 0) -> tuple[int, int]:
+    """(distinct rows of tiles, distinct columns of tiles) the programs of ``wave`` (``per_wave``
+    programs each) touch under Triton tutorial 03's grouped order with GROUP_SIZE_M ``group``
+    (1 = row-major): the A row panels and B column panels that wave must bring through L2."""
+    total = num_pid_m * num_pid_n
+    pids = range(wave * per_wave, min(total, (wave + 1) * per_wave))
+    rows, cols = set(), set()
+    in_group = group * num_pid_n
+    for pid in pids:
+        first = (pid // in_group) * group
+        size = min(num_pid_m - first, group)
+        rows.add(first + (pid % in_group) % size)
+        cols.add((pid % in_group) // size)
+    return len(rows), len(cols)
+
+
+def _esize(g: Gathered) -> int:
+    return {"fp16": 2, "bf16": 2, "fp32": 4, "fp8": 1}.get(str(g.cfg.get("dtype", "fp32")), 4)
+
+
+def l2_reuse(g: Gathered) -> list[Finding]:
+    need = ("GROUP_SIZE_M", "BLOCK_M", "BLOCK_N", "M", "N", "K")
+    if not all(k in g.cfg for k in need) or not g.facts.programs_per_sm:
+        return []
+    bm, bn, group = int(g.cfg["BLOCK_M"]), int(g.cfg["BLOCK_N"]), int(g.cfg["GROUP_SIZE_M"])
+    pm, pn = -(-int(g.cfg["M"]) // bm), -(-int(g.cfg["N"]) // bn)
+    per_wave = g.limits.n_sms * g.facts.programs_per_sm
+    panel = int(g.cfg["K"]) * _esize(g)
+
+    def wave_bytes(gs: int) -> tuple[int, int, int]:
+        r, c = grouped_wave_tiles(pm, pn, gs, per_wave)
+        return r, c, (r * bm + c * bn) * panel
+
+    rows, cols, now = wave_bytes(group)
+    other_group = 8 if group == 1 else group
+    best = min((wave_bytes(gs)[2], gs) for gs in sorted({1, 2, 4, 8, 16, other_group}) if gs <= max(1, pm))
+    from ..compile.target import parse_target
+
+    l2 = L2_BYTES.get(parse_target(g.target) // 10, 50 << 20)
+    if now <= l2 or best[0] > 0.6 * now:
+        return []
+    o_rows, o_cols, o_bytes = wave_bytes(best[1])
+    return [Finding(
+        rule="l2_reuse", severity="high" if group == 1 else "medium",
+        title=(f"{'row-major' if group == 1 else f'GROUP_SIZE_M={group}'} order: each wave needs "
+               f"{now / 2**20:.0f} MB of A and B, L2 holds {l2 / 2**20:.0f} MB"),
+        detail=(f"the first wave of {per_wave} programs touches {rows} row panels of A and {cols} column panels of B "
+                f"({now / 2**20:.0f} MB over K); GROUP_SIZE_M={best[1]} would touch {o_rows} and {o_cols} "
+                f"({o_bytes / 2**20:.0f} MB)"),
+        evidence={"per_wave": per_wave, "a_panels": rows, "b_panels": cols, "wave_mb": round(now / 2**20, 1),
+                  "l2_mb": round(l2 / 2**20, 1), "grouped_mb": round(o_bytes / 2**20, 1), "group": group},
+        shows="grid",
+        proposal=Proposal(f"grouped program order (GROUP_SIZE_M {group} -> {best[1]}): neighbouring programs "
+                          "share panels of B while they are in L2", "launch", {"GROUP_SIZE_M": best[1]}))]
+
+
+# ---------------------------------------------------------------------------------------------
+# inside a program
+
+
+def _lane_stride(a: Any) -> int | None:
+    """Bytes between the elements lanes 0 and 1 of warp 0 hold in register 0 (the sample
+    program's addresses); None when unknown or masked."""
+    c = a.coalescing
+    offs = getattr(c, "sample_offsets", None)
+    if offs is None or offs.size == 0 or a.threads is None:
+        return None
+    e = a.threads.element_of
+    flat = offs.reshape(-1)
+    if e.shape[1] < 2 or flat.size <= max(int(e[0, 0, 0]), int(e[0, 1, 0])):
+        return None
+    x0, x1 = int(flat[e[0, 0, 0]]), int(flat[e[0, 1, 0]])
+    return None if x0 < 0 or x1 < 0 else x1 - x0
+
+
+def uncoalesced(g: Gathered) -> list[Finding]:
+    if g.layout is None:
+        return []
+    measured = [a for a in g.layout.accesses if a.coalescing is not None and a.coalescing.sectors]
+    total = sum(a.coalescing.sectors for a in measured)
+    out = []
+    for a in measured:
+        c = a.coalescing
+        share = c.sectors / total if total else 0.0
+        if c.efficiency >= COALESCED_MEDIUM or share < COALESCED_SHARE:
+            continue
+        stride = _lane_stride(a)
+        out.append(Finding(
+            rule="uncoalesced", severity="high" if c.efficiency < COALESCED_HIGH else "medium",
+            title=(f"line {a.line} {a.op} of {a.tensor or 'a tensor'}: {c.sectors_per_request:.1f} sectors per request, "
+                   f"ideal {c.ideal_sectors / max(1, c.requests):.1f}"),
+            detail=(f"{c.efficiency:.0%} of the sectors moved carry bytes a lane asked for ({c.wasted_bytes:,} bytes "
+                    f"wasted over {c.n_programs} programs); it moves {share:.0%} of the kernel's sectors"
+                    + (f"; neighbouring lanes are {stride:,} bytes apart" if stride not in (None, 0) else "")),
+            evidence={"sectors_per_request": round(c.sectors_per_request, 2),
+                      "ideal_per_request": round(c.ideal_sectors / max(1, c.requests), 2),
+                      "efficiency": round(c.efficiency, 3), "share_of_sectors": round(share, 3),
+                      "lane_stride_bytes": stride, "programs_traced": c.n_programs},
+            line=a.line, shows="threads", access=a.index,
+            proposal=Proposal(f"at line {a.line}: let consecutive lanes walk the contiguous dimension (the innermost "
+                              "tl.arange on the stride-1 index), or read a transposed copy")))
+    return out
+
+
+def vector_width(g: Gathered) -> list[Finding]:
+    if g.layout is None:
+        return []
+    nw = _num_warps(g)
+    threads = nw * g.layout.threads_per_warp
+    out = []
+    for a in g.layout.accesses:
+        if a.op not in ("load", "store") or a.threads is None or not a.shape or not a.vector_bits:
+            continue
+        numel = math.prod(a.shape)
+        bits = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}.get(a.dtype, 32)
+        if numel >= threads * 128 // bits or a.coalescing is None or a.coalescing.efficiency < COALESCED_MEDIUM:
+            continue
+        param = next((b for b in block_params(g) if int(g.cfg[b]) == a.shape[-1]), None)
+        want = threads * 128 // bits * 2
+        dup = float((a.threads.n_holders > 1).mean()) if a.threads.n_holders.size else 0.0
+        proposal = (Proposal(f"a larger block ({param} {g.cfg[param]} -> {want}): 128-bit accesses, two per thread",
+                             "launch", {param: want}, ({param: want // 2}, {param: want * 2}))
+                    if param else Proposal(f"at line {a.line}: a block of at least {threads * 128 // bits} elements"))
+        out.append(Finding(
+            rule="vector_width", severity="high" if numel < threads else "medium",
+            title=f"line {a.line}: {numel} elements for {threads} threads, {a.vector_bits}-bit accesses",
+            detail=(f"each thread moves {a.vector_bits} bits per instruction (128 is the widest)"
+                    + (f" and {dup:.0%} of the elements are held by several threads" if dup else "")
+                    + f"; {g.facts.programs_per_sm} programs per SM keep {(g.facts.programs_per_sm or 0) * numel * bits // 8:,}"
+                    " bytes of this access in flight"),
+            evidence={"elements": numel, "threads": threads, "vector_bits": a.vector_bits,
+                      "duplicated": round(dup, 3), "programs_per_sm": g.facts.programs_per_sm},
+            line=a.line, shows="threads", access=a.index, proposal=proposal))
+        break  # one per kernel: the same block size drives every access
+    return out
+
+
+def masked_lanes(g: Gathered) -> list[Finding]:
+    m = g.masks
+    if m is None or not m.by_line:
+        return []
+    frac = m.launch_fraction()
+    if frac < MASKED_LOW:
+        return []
+    line = max(m.by_line.items(), key=lambda kv: kv[1][1])[0]
+    return [Finding(
+        rule="masked_lanes", severity="medium" if frac >= MASKED_MEDIUM else "low",
+        title=f"{frac:.0%} of the lanes of loads and stores are masked off",
+        detail=(f"sampled {m.programs} of {m.total:,} programs (the first and the last); line {line} masks "
+                f"{m.by_line[line][1]:,} lanes there. Masked lanes issue nothing but hold their threads"),
+        evidence={"masked_fraction": round(frac, 3), "programs_sampled": m.programs, "programs": m.total},
+        line=line, shows="grid",
+        proposal=Proposal("a block closer to the size it covers (or a loop over it in smaller blocks)"))]
+
+
+def roofline(g: Gathered) -> list[Finding]:
+    r = g.run
+    met = getattr(r, "metrics", None)
+    if r is None or met is None or getattr(r, "error", None) is not None:
+        return []
+    flops, nbytes = met.flops or 0, met.bytes_moved or 0
+    ridge = (met.peak_tflops * 1e12) / (met.peak_gbps * 1e9) if met.peak_tflops and met.peak_gbps else None
+    compute = ridge is not None and nbytes and flops / nbytes > ridge
+    pct = met.pct_peak_flops if compute else met.pct_peak_bw
+    if pct is None:
+        return []
+    roof = "matmul" if compute else "copy"
+    return [Finding(
+        rule="roofline", severity="medium" if pct < ROOF_MEDIUM_PCT else "info", needs_gpu=True,
+        title=f"{'compute' if compute else 'memory'}-bound at {pct:.0f}% of the measured {roof} roof",
+        detail=(f"{flops / max(1, nbytes):.1f} FLOP per byte against a ridge of {ridge:.0f}" if ridge else
+                "the ridge is unknown") + f"; the roof: {met.peak_source}",
+        evidence={"pct_of_roof": round(pct, 1), "flop_per_byte": round(flops / max(1, nbytes), 2),
+                  "ridge": round(ridge, 1) if ridge else None, "gbps": met.gbps, "tflops": met.tflops},
+        shows="compile")]
+
+
+RULE_FUNCTIONS: dict[str, Callable[[Gathered], list[Finding]]] = {
+    "spills": spills, "uncoalesced": uncoalesced, "occupancy": occupancy_finding, "warps": warps, "tail": tail,
+    "l2_reuse": l2_reuse, "vector_width": vector_width, "masked_lanes": masked_lanes, "roofline": roofline,
+}
+
+
+def _valid(g: Gathered, changes: dict[str, Any]) -> bool:
+    """The spec accepts ``changes`` at the current values (softmax's BLOCK_SIZE must cover N)."""
+    try:
+        g.spec.config({**g.cfg, **changes})
+    except Exception:  # noqa: BLE001 - ValidationError: the change is not offered
+        return False
+    return True
+
+
+def _keep_valid(g: Gathered, f: Finding) -> Finding:
+    """``f`` with the launch changes the spec refuses taken out of its proposal (none left: a
+    suggestion)."""
+    p = f.proposal
+    if p is None or p.kind != "launch":
+        return f
+    ok = [c for c in (p.changes, *p.alternatives) if c and _valid(g, c)]
+    if not ok:
+        f.proposal = Proposal(p.text, "suggestion")
+    elif ok[0] is not p.changes or len(ok) != 1 + len(p.alternatives):
+        f.proposal = Proposal(p.text, "launch", ok[0], tuple(ok[1:]))
+    return f
+
+
+def run_rules(g: Gathered) -> list[Finding]:
+    """Every rule's findings (a rule that fails is skipped and named in ``g.not_checked``); a
+    proposed launch change the spec refuses is dropped from the proposal."""
+    out: list[Finding] = []
+    for name, rule in RULE_FUNCTIONS.items():
+        try:
+            out.extend(_keep_valid(g, f) for f in rule(g))
+        except Exception as e:  # noqa: BLE001 - one rule failing leaves the others
+            g.not_checked.append(f"rule {name}: {type(e).__name__}: {e}")
+    return out

@@ -1,0 +1,117 @@
+"""The mini-sweep: a finding's launch proposal (and its alternatives) tried against the current
+values.
+
+On a GPU the engine's tune sweep times every candidate and the current values (interleaved
+re-measurement of the fastest, ``kernels.engine.sweep``) and the trial is **measured**: the best
+passing candidate's median against the current one's. Without a GPU nothing can be timed (the
+interpreter's time says nothing about num_warps or L2), so each candidate is compiled for the
+target and the finding's own rule is asked again at those values: the trial is **checked** —
+``after`` holds that rule's evidence there, or ``{"resolved": True}`` when it no longer fires.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..data.advice import Finding, Trial, severity_rank
+from ..data.errors import first_line
+from .gather import Gathered, _add_layout, _add_spills, target_limits
+
+__all__ = ["candidates", "check_on_target", "measure"]
+
+
+def candidates(f: Finding) -> list[dict[str, Any]]:
+    """The launch changes a finding's mini-sweep tries: its proposal, then the alternatives."""
+    if f.proposal is None or not f.proposal.measurable:
+        return []
+    return [dict(f.proposal.changes), *(dict(a) for a in f.proposal.alternatives)]
+
+
+def _light(g: Gathered, cfg: dict[str, Any], rule: str) -> Gathered:
+    """``g`` at ``cfg``: compiled again, with the one extra source ``rule`` reads."""
+    from ..compile.target import compile_for_target
+
+    limits = target_limits(g.target, g.limits.n_sms)
+    facts, _ = compile_for_target(g.spec, cfg, g.target, keep_asm=True, limits=limits)
+    h = Gathered(spec=g.spec, cfg=g.spec.config(cfg), target=g.target, facts=facts, limits=limits,
+                 n_programs=facts.n_programs, source_file=g.source_file)
+    if rule in ("warps", "vector_width", "uncoalesced"):
+        _add_layout(h, 0, 1)
+    if rule == "spills":
+        _add_spills(h, 0)
+    return h
+
+
+def _score(found: list[Finding]) -> tuple[int, float]:
+    """Lower is better: the candidate's worst severity for the rule (none = best)."""
+    if not found:
+        return (len(("high", "medium", "low", "info")) + 1, 0.0)
+    worst = min(severity_rank(x.severity) for x in found)
+    return (worst, 0.0)
+
+
+def check_on_target(g: Gathered, f: Finding) -> Trial | None:
+    """Compile each candidate for the target and ask ``f``'s rule again; the best candidate's
+    trial (``checked``), or None when the finding proposes no launch change."""
+    from .rules import RULE_FUNCTIONS
+
+    cands = candidates(f)
+    if not cands:
+        return None
+    rule = RULE_FUNCTIONS[f.rule]
+    best: tuple[Any, ...] | None = None
+    notes = []
+    for i, change in enumerate(cands):
+        cfg = {**g.cfg, **change}
+        try:
+            h = _light(g, cfg, f.rule)
+            found = rule(h)
+        except Exception as e:  # noqa: BLE001 - a candidate that does not compile is reported
+            notes.append(f"{change}: {first_line(f'{type(e).__name__}: {e}')}")
+            continue
+        score = _score(found)
+        if best is None or score[0] > best[0][0]:
+            best = (score, i, change, found)
+    if best is None:
+        return Trial(changes=cands[0], note="no candidate compiled: " + "; ".join(notes))
+    _, _, change, found = best
+    after = dict(found[0].evidence) if found else {"resolved": True}
+    return Trial(changes=change, checked=True, before=dict(f.evidence), after=after, backend="compile",
+                 note=(f"compiled for {g.target}; not timed (no GPU): {len(cands)} candidate(s) checked"
+                       + ("; " + "; ".join(notes) if notes else "")))
+
+
+def measure(g: Gathered, f: Finding, sweep: Callable[[Any], Any]) -> Trial | None:
+    """Time the current values and each candidate on the GPU through the engine's tune sweep
+    (``sweep(SweepRequest) -> SweepResult``): the best passing candidate against the current."""
+    from ..data.results import SweepRequest
+
+    cands = candidates(f)
+    if not cands:
+        return None
+    keys = sorted({k for c in cands for k in c})
+    current = {k: g.cfg[k] for k in keys}
+    configs = [current] + [{k: c.get(k, g.cfg[k]) for k in keys} for c in cands]
+    base = {k: v for k, v in g.cfg.items() if k not in keys}
+    res = sweep(SweepRequest(kernel=g.spec.name, base=base, axes={}, backend="gpu", mode="tune",
+                             configs=configs, torch_baseline=False, user_file=getattr(g.spec, "origin", None)))
+    if getattr(res, "error", None) is not None and not res.points:
+        return Trial(changes=cands[0], note=f"the sweep failed: {res.error.message}")
+    times: dict[tuple, tuple[float, bool]] = {}
+    for p in res.points:
+        t = p.timing
+        key = tuple(p.values.get(k, g.cfg[k]) for k in keys)
+        if t is not None:
+            times[key] = (t.median_ms, bool(p.result.ok))
+    now = times.get(tuple(current[k] for k in keys))
+    if now is None:
+        return Trial(changes=cands[0], note="the current values were not timed")
+    tried = [(times[tuple(c[k] for k in keys)], c) for c in configs[1:] if tuple(c[k] for k in keys) in times]
+    ok = [(t, c) for t, c in tried if t[1]]
+    if not ok:
+        return Trial(changes=cands[0], current_ms=now[0], note="no candidate passed its check")
+    (ms, passed), change = min(ok, key=lambda x: x[0][0])
+    return Trial(changes={k: v for k, v in change.items() if v != current[k]}, measured=True, current_ms=now[0],
+                 proposed_ms=ms, passed=passed, before=dict(f.evidence), backend="gpu",
+                 note=f"tune sweep on the GPU: {len(configs)} configs, the fastest re-measured interleaved")
