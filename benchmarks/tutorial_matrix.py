@@ -231,6 +231,9 @@ def _short(d: dict | None, width: int = 70) -> str:
         return "—"
     v = d.get("verdict", "")
     m = d.get("error") or d.get("stopped") or ("" if v in ("PASS", "RUNS", "EQUAL", "TRACED") else d.get("message", ""))
+    over = re.search(r"TimeoutError: (still running after [0-9.]+ s)", m)
+    if over:  # the matrix's own stage limit (SIGALRM), whatever layer it interrupted
+        return f"over the limit ({over.group(1)})"
     m = re.sub(r"stopped: it reached its benchmark \([^)]*\)", "to its benchmark", m).replace("|", "/")
     return (v + (f" ({m[:width]}{'…' if len(m) > width else ''})" if m else "")).replace("\n", " ")
 
