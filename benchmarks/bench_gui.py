@@ -96,7 +96,8 @@ def bench_startup(repeat: int = 5) -> dict:
     runs = []
     env = isolated_env()
     # As a user's machine does: Python caches the compiled modules (this project's CI and sandbox
-    # set PYTHONDONTWRITEBYTECODE, which made every launch recompile ~15 modules: ~90 ms). The
+    # set PYTHONDONTWRITEBYTECODE, which made every launch recompile its modules, a cost no user
+    # pays: docs/benchmarks/gui.md). The
     # first launch writes the cache and is reported apart ("cold").
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     cold = None

@@ -62,8 +62,8 @@ def _versions() -> dict:
 def _warm() -> None:
     """The same warm-up in every side's process, as a long-lived worker has had before its first
     sweep: CUDA and cuBLAS, Triton's driver utilities, the device's peaks (measured once and
-    cached), and a first Tilescope run (its input planning imports sympy through torch: ~2 s,
-    once per process). No matmul kernel is compiled here: its Triton cache stays fresh."""
+    cached), and a first Tilescope run (its input planning imports sympy through torch, once per
+    process: docs/benchmarks/gpu-trace.md says how long). No matmul kernel is compiled here: its Triton cache stays fresh."""
     from kernels import engine
     from kernels.data.results import RunRequest
     from kernels.run import device
