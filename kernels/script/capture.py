@@ -187,6 +187,7 @@ class _Capture:
         self.pending_heuristics: dict[str, Any] = {}
         self.notes: list[str] = []
         self.benchmarking = False  # inside Triton's own autotune benchmarking (GPU): not captured
+        self.in_launch = ""  # the launch running now ("kernel, grid …, at file:line"), for a budget that ends in it
 
     # -- one launch -------------------------------------------------------------------------------------
     def launch(self, fn: Any, grid: Any, args: tuple, kwargs: dict, real_run: Any) -> Any:
@@ -212,7 +213,10 @@ class _Capture:
         before = {k: v.detach().to("cpu", copy=True) for k, v in tensors.items()}
         configs, choice = self.pending_autotune or ([], -1)
         heur, self.pending_autotune, self.pending_heuristics = self.pending_heuristics, None, {}
+        self.in_launch = (f"{fn.fn.__name__} (grid {'×'.join(map(str, g3))}) at "
+                          f"{os.path.basename(site.f_code.co_filename)}:{site.f_lineno}" if site is not None else "")
         ret, read, written = self._run(fn, grid, args, kwargs, real_run, tensors, before)
+        self.in_launch = ""
         after = {k: tensors[k].detach().to("cpu", copy=True) for k in written}
         file, line, text = "", 0, ""
         if site is not None:
@@ -533,6 +537,10 @@ def capture(path: str, backend: Backend, *, budget_s: float = 30.0, max_launches
             runpy.run_path(real, run_name="__main__")
     except _OutOfTime:
         out.stopped = f"stopped after {budget_s:g} s (the script was still running)"
+        if cap.in_launch:  # inside a launch: not kept (it never finished); say which, and what helps
+            out.stopped += (f", inside the launch of {cap.in_launch}"
+                            + (" under the interpreter" if backend.is_interpreter else "")
+                            + " — give it longer with --budget")
     except StopScript as s:
         out.stopped = f"stopped: {s.reason}"
     except SystemExit as e:

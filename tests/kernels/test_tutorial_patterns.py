@@ -152,6 +152,24 @@ def test_a_script_launching_only_inside_its_benchmark_gives_that_launch():
     _run(spec)
 
 
+def test_a_budget_that_ends_inside_a_launch_names_it(tmp_path):
+    script = tmp_path / "slow.py"
+    script.write_text(
+        "import torch, triton, triton.language as tl\n"
+        "@triton.jit\n"
+        "def slow_kernel(out_ptr, n):\n"
+        "    acc = 0\n"
+        "    for i in range(n):\n"
+        "        acc += i\n"
+        "    tl.store(out_ptr, acc)\n"
+        "out = torch.empty(1, dtype=torch.int32, device='cuda')\n"
+        "slow_kernel[(1,)](out, 10_000_000)\n")
+    cap, specs = open_script(str(script), "interpreter", budget_s=2)
+    assert not specs
+    assert "stopped after 2 s" in cap.stopped and "inside the launch of slow_kernel (grid 1×1×1) at slow.py:9" \
+        in cap.stopped and "--budget" in cap.stopped, cap.stopped
+
+
 @pytest.mark.parametrize(("script", "expect"), [
     ("no_launch.py", "ran to its end"),
     ("missing_package.py", "pip install tilescope_absent_pkg"),
