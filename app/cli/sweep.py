@@ -59,6 +59,13 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--remeasure", type=int, metavar="N",
                    help="tune: re-measure the fastest N points of each group, interleaved (default 3)")
     p.add_argument("--no-prune", action="store_true", help="run configs estimated not to fit, too")
+    p.add_argument("--ray", metavar="auto|ADDRESS", default="",
+                   help="run the points on every GPU of a Ray cluster: auto (the running one) or its address "
+                        "(pip install -e '.[cluster]'); the final re-measure runs on one GPU")
+    p.add_argument("--gpus", metavar="all|0,1", default="",
+                   help="run the points on these GPUs of this host through a local Ray it starts")
+    p.add_argument("--ray-workers", type=int, default=0, metavar="N",
+                   help="with --ray/--gpus: Ray workers to start (default: one per GPU; interpreter: per CPU)")
     p.set_defaults(func=cmd_sweep)
 
 
@@ -142,7 +149,8 @@ def _request(args: argparse.Namespace, spec: Any) -> tuple[Any, str]:
     req = SweepRequest(kernel=spec.name, base=base, axes=axes, backend=args.backend, seed=args.seed,
                        torch_baseline=not args.no_torch, user_file=args.file, mode=mode, configs=configs,
                        where=list(args.where), prune=not args.no_prune, target=args.target or "",
-                       remeasure_top=args.remeasure)
+                       remeasure_top=args.remeasure, cluster=args.ray or ("local" if args.gpus else ""),
+                       gpus=args.gpus, ray_workers=max(0, args.ray_workers))
     return req, implied
 
 

@@ -279,6 +279,13 @@ class SweepRequest:
     #: GPU: "threads" (what "auto" picks), or "processes" (spawned workers fill Triton's cache; for
     #: kernels a fresh process can import: the catalog and user files, else threads)
     compile_pool: Literal["auto", "threads", "processes"] = "auto"
+    #: run the points through Ray (``kernels.engine.ray_sweep``): "" = not (here, one at a time),
+    #: "local" = start Ray on this host, "auto" = the running cluster, else its address
+    cluster: str = ""
+    #: with a local Ray: the GPUs it may use, "all" or "0,1" ("" = all; implies cluster "local")
+    gpus: str = ""
+    #: Ray actors to start (0 = one per GPU; under the interpreter one per CPU)
+    ray_workers: int = 0
 
 
 @dataclass

@@ -410,7 +410,15 @@ def sweep(req: SweepRequest, progress: ProgressFn | None = None, cancel: CancelF
     workers = min(req.compile_workers or pipeline.CompilePool.default_workers(kind), len(runnable))
     finished = False
     try:
-        if plan.backend.is_interpreter or workers <= 1:
+        if req.cluster or req.gpus:  # every GPU (or CPU) of a Ray cluster: kernels.engine.ray_sweep
+            from . import ray_sweep
+
+            refused = ray_sweep.refuse_without_ray()
+            if refused is not None:
+                out.error = refused
+                return out
+            finished = ray_sweep.run_points(runner, runner.cancelled, runner_for)
+        elif plan.backend.is_interpreter or workers <= 1:
             finished = runner.sequential(plan.jobs)
         else:
             finished = runner.pipelined(kind, workers)
@@ -442,6 +450,13 @@ def sweep(req: SweepRequest, progress: ProgressFn | None = None, cancel: CancelF
         _add_exports(out, plan)
     out.phases["total"] = time.perf_counter() - t0
     return out
+
+
+def runner_for(req: SweepRequest) -> _Runner:
+    """A runner of ``req``'s plan with no callbacks: what a Ray worker runs its points with
+    (``kernels.engine.ray_sweep``)."""
+    out = SweepResult(request=req, points=[], best=None, generation=req.generation)
+    return _Runner(req, plan_sweep(req), out, None, None, None)
 
 
 def _rankable(points: list[SweepPoint], plan: SweepPlan) -> tuple[list[SweepPoint], list[str]]:
