@@ -154,6 +154,8 @@ def warps(g: Gathered) -> list[Finding]:
     nw = _num_warps(g)
     if a is None or "num_warps" not in g.cfg:
         return []
+    if any(x.op in ("dot_a", "dot_b", "accumulator") for x in g.layout.accesses):
+        return []  # tiles feeding tl.dot are meant to be large per thread (the occupancy rule covers them)
     per_thread = a.threads.n_registers
     if per_thread < ELEMENTS_MEDIUM or nw >= 16:
         return []
@@ -296,6 +298,26 @@ def _lane_stride(a: Any) -> int | None:
     return None if x0 < 0 or x1 < 0 else x1 - x0
 
 
+_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "uint8": 1, "int16": 2, "int32": 4,
+          "int64": 8}
+
+
+def _block_efficiency(a: Any) -> float | None:
+    """Ideal / distinct 32-byte sectors of the sample program's whole block: near 1 when the
+    block is contiguous and only each instruction is narrow (the next instructions of the warp
+    take the rest of a sector from L1), small when the block itself is scattered."""
+    offs = getattr(a.coalescing, "sample_offsets", None)
+    if offs is None or offs.size == 0:
+        return None
+    import numpy as np
+
+    live = np.unique(offs[offs >= 0])
+    if live.size == 0:
+        return None
+    esize = _BYTES.get(a.dtype, 4)
+    return float(-(-live.size * esize // 32)) / float(np.unique(live // 32).size)
+
+
 def uncoalesced(g: Gathered) -> list[Finding]:
     if g.layout is None:
         return []
@@ -308,17 +330,23 @@ def uncoalesced(g: Gathered) -> list[Finding]:
         if c.efficiency >= COALESCED_MEDIUM or share < COALESCED_SHARE:
             continue
         stride = _lane_stride(a)
+        block_eff = _block_efficiency(a)
+        scattered = block_eff is None or block_eff < COALESCED_HIGH
         out.append(Finding(
-            rule="uncoalesced", severity="high" if c.efficiency < COALESCED_HIGH else "medium",
+            rule="uncoalesced", severity="high" if c.efficiency < COALESCED_HIGH and scattered else "medium",
             title=(f"line {a.line} {a.op} of {a.tensor or 'a tensor'}: {c.sectors_per_request:.1f} sectors per request, "
                    f"ideal {c.ideal_sectors / max(1, c.requests):.1f}"),
             detail=(f"{c.efficiency:.0%} of the sectors moved carry bytes a lane asked for ({c.wasted_bytes:,} bytes "
                     f"wasted over {c.n_programs} programs); it moves {share:.0%} of the kernel's sectors"
-                    + (f"; neighbouring lanes are {stride:,} bytes apart" if stride not in (None, 0) else "")),
+                    + (f"; neighbouring lanes are {stride:,} bytes apart" if stride not in (None, 0) else "")
+                    + ("" if scattered else f"; the block itself is contiguous ({block_eff:.0%} of its sectors "
+                       f"used): each {a.vector_bits}-bit instruction is narrow, and the warp's next ones re-read "
+                       "the sectors from L1")),
             evidence={"sectors_per_request": round(c.sectors_per_request, 2),
                       "ideal_per_request": round(c.ideal_sectors / max(1, c.requests), 2),
                       "efficiency": round(c.efficiency, 3), "share_of_sectors": round(share, 3),
-                      "lane_stride_bytes": stride, "programs_traced": c.n_programs},
+                      "lane_stride_bytes": stride, "programs_traced": c.n_programs,
+                      "block_efficiency": round(block_eff, 3) if block_eff is not None else None},
             line=a.line, shows="threads", access=a.index,
             proposal=Proposal(f"at line {a.line}: let consecutive lanes walk the contiguous dimension (the innermost "
                               "tl.arange on the stride-1 index), or read a transposed copy")))

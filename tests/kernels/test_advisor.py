@@ -1,0 +1,160 @@
+"""The advisor's rules on small cases with known answers, on the CPU: each compiles for sm_90 here
+(no GPU), samples programs on the interpreter and must name the true cause first, at its line.
+
+What breaks if these fail: ``tilescope why`` and the window's Advice card blame the wrong thing
+(or nothing) for a kernel whose slowness is known."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels.advisor.gather import Gathered, spill_lines, target_limits
+from kernels.advisor.rules import grouped_wave_tiles, l2_reuse, tail_efficiency
+from kernels.advisor.service import advise, why
+from kernels.compile.target import compile_for_target
+from kernels.data.advice import WhyRequest
+from kernels.sources.lookup import get_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+VARIANTS = str(ROOT / "benchmarks" / "advisor_variants.py")
+
+
+def _line_of(module_file: Path, text: str) -> int:
+    lines = module_file.read_text().splitlines()
+    return next(i for i, ln in enumerate(lines, 1) if text in ln)
+
+
+def test_a_column_walk_copy_is_blamed_on_its_load_first():
+    spec = get_spec("column_copy", VARIANTS)
+    a = advise(spec, {}, "sm_90", programs=2)
+    first = a.first
+    assert first is not None and first.rule == "uncoalesced" and first.severity == "high"
+    assert first.line == _line_of(ROOT / "benchmarks" / "advisor_variants.py", "v = tl.load(")
+    assert first.evidence["sectors_per_request"] == 32.0 and first.evidence["ideal_per_request"] == 4.0
+    assert first.evidence["lane_stride_bytes"] == 4 * 1024  # a row of 1024 fp32 between neighbouring lanes
+    assert first.status == "suggestion"  # a code change at the line: nothing to run
+    fixed = advise(spec, {"BY_ROWS": True}, "sm_90", programs=2)
+    assert not [f for f in fixed.findings if f.rule == "uncoalesced"]
+
+
+def test_vector_add_at_block_64_is_narrow_and_the_proposal_checks_out_on_the_target():
+    a = advise(get_spec("vector_add"), {"BLOCK_SIZE": 64, "N": 1 << 16}, "sm_90", try_changes=True, programs=2)
+    first = a.first
+    assert first.rule == "vector_width" and first.severity == "high"
+    assert first.evidence["elements"] == 64 and first.evidence["threads"] == 128
+    assert first.line == _line_of(ROOT / "kernels" / "catalog" / "elementwise.py", "x = tl.load(")
+    assert first.proposal.kind == "launch" and first.proposal.changes == {"BLOCK_SIZE": 1024}
+    # no GPU: the proposal was compiled for sm_90 and the rule no longer fires there
+    assert first.status == "checked" and first.trial.after == {"resolved": True} and not first.trial.measured
+    assert any("needs GPU timing" in n for n in a.not_checked)
+
+
+def test_softmax_at_one_warp_blames_the_warps():
+    a = advise(get_spec("softmax"), {"num_warps": 1, "M": 64, "N": 4096, "BLOCK_SIZE": 4096}, "sm_90", programs=2)
+    first = a.first
+    assert first.rule == "warps" and first.severity == "high"
+    assert first.evidence["elements_per_thread"] == 128
+    assert first.proposal.changes == {"num_warps": 8}
+
+
+def test_masked_lanes_are_counted_from_the_trace_at_the_load_line():
+    # N = 600 in a block of 1024: 424 of every row's 1024 lanes are masked off
+    a = advise(get_spec("softmax"), {"M": 64, "N": 600, "BLOCK_SIZE": 1024}, "sm_90", programs=2)
+    masked = next(f for f in a.findings if f.rule == "masked_lanes")
+    assert masked.evidence["masked_fraction"] == pytest.approx(424 / 1024, abs=1e-3)
+    assert masked.severity == "medium" and masked.line in (
+        _line_of(ROOT / "kernels" / "catalog" / "softmax.py", "x = tl.load(row_in + cols"),
+        _line_of(ROOT / "kernels" / "catalog" / "softmax.py", "tl.store(row_out"))
+
+
+def test_a_grid_of_133_programs_on_132_sms_has_a_heavy_tail():
+    # 7 x 19 tiles of 128 x 256 at 8 warps: 144 KB of shared memory, one program per SM
+    vals = {"M": 896, "N": 4864, "K": 64, "BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "num_warps": 8,
+            "num_stages": 3}
+    a = advise(get_spec("matmul"), vals, "sm_90", programs=1)
+    tail = next(f for f in a.findings if f.rule == "tail")
+    assert tail.evidence["programs"] == 133 and tail.evidence["programs_per_sm"] == 1
+    assert tail.evidence["efficiency"] == pytest.approx(133 / 264, abs=1e-3)
+    assert tail.severity == "high" and a.first.rule == "tail"
+    assert tail.proposal.kind == "launch"
+    assert tail_efficiency(264, 132, 1) == (2.0, 1.0)
+
+
+def test_spills_are_found_in_the_cubin_and_tied_to_the_dot_line():
+    # 256 x 128 fp32 tiles with exact (FMA) products at 4 warps: 256 accumulator values per thread
+    vals = {"dtype": "fp32", "TF32": False, "BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 32, "num_warps": 4,
+            "M": 256, "N": 128, "K": 64}
+    a = advise(get_spec("matmul"), vals, "sm_90", programs=1)
+    first = a.first
+    assert first.rule == "spills" and first.severity == "high"
+    assert first.evidence["spill_bytes_per_thread"] > 1024 and first.evidence["spill_instructions"] > 100
+    assert first.line == _line_of(ROOT / "kernels" / "catalog" / "matmul.py", 'input_precision="ieee"')
+    assert a.facts["spills"] == first.evidence["spill_bytes_per_thread"] // 4  # the compile facts agree
+    assert first.proposal.changes == {"num_warps": 8}
+
+
+def test_spill_lines_count_each_stl_and_ldl_under_the_kernels_own_line():
+    text = "\n".join([
+        '\t//## File "/x/kern.py", line 10',
+        "  STL [R1+0x4], R2 ;",
+        '\t//## File "/venv/triton/language/standard.py", line 43',
+        "  LDL R3, [R1+0x4] ;",  # Triton's own helper: counts under the kernel's line before it
+        '\t//## File "/x/kern.py", line 12',
+        "  LDL.64 R4, [R1+0x8] ;",
+        "  FFMA R5, R4, R4, R5 ;",
+    ])
+    assert spill_lines(text, "/somewhere/kern.py") == {10: 2, 12: 1}
+
+
+def test_the_grouped_order_formula_matches_the_traced_tiles_per_wave():
+    """The L2 rule counts panels per wave by tutorial 03's formula; the grid view counts the
+    distinct tiles each wave really loads from a trace. Both on a 6 x 6 tile matmul, waves of 9."""
+    from kernels.data.maps import wave_loads
+    from kernels.trace.service import trace_spec
+
+    for group in (1, 3):
+        tr = trace_spec(get_spec("matmul"), {"M": 96, "N": 96, "K": 16, "BLOCK_M": 16, "BLOCK_N": 16,
+                                             "BLOCK_K": 16, "GROUP_SIZE_M": group, "dtype": "fp32"})
+        traced = wave_loads(tr, 9)
+        a_col, b_col = (next(i for i, n in enumerate(traced.tensors) if n in (x, f"{x}_ptr")) for x in "ab")
+        assert traced.n_waves == 4
+        for w in range(traced.n_waves):
+            rows, cols = grouped_wave_tiles(6, 6, group, 9, w)
+            assert (rows, cols) == (int(traced.tiles[w, a_col]), int(traced.tiles[w, b_col]))
+
+
+def test_row_major_matmul_at_8192_cubed_overflows_l2_and_grouped_order_needs_far_less():
+    spec = get_spec("matmul")
+    vals = {"M": 8192, "N": 8192, "K": 8192, "GROUP_SIZE_M": 1, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64,
+            "num_warps": 8, "num_stages": 3}
+    cfg = spec.config(vals)
+    limits = target_limits("sm_90")
+    facts, _ = compile_for_target(spec, cfg, "sm_90", keep_asm=False, limits=limits)
+    g = Gathered(spec=spec, cfg=cfg, target="sm_90", facts=facts, limits=limits, n_programs=facts.n_programs)
+    (f,) = l2_reuse(g)
+    per_wave = 132 * facts.programs_per_sm
+    assert f.severity == "high" and f.evidence["per_wave"] == per_wave
+    assert f.evidence["b_panels"] == 64  # a row-major wave of >= 64 programs spans every column of tiles
+    assert f.evidence["wave_mb"] > f.evidence["l2_mb"]  # a wave's A and B panels do not stay in L2
+    assert f.evidence["grouped_mb"] < 0.6 * f.evidence["wave_mb"]
+    assert f.proposal.changes["GROUP_SIZE_M"] > 1
+    grouped = l2_reuse(Gathered(spec=spec, cfg={**cfg, "GROUP_SIZE_M": f.proposal.changes["GROUP_SIZE_M"]},
+                                target="sm_90", facts=facts, limits=limits, n_programs=facts.n_programs))
+    assert grouped == []
+
+
+@pytest.mark.parametrize("name", ["vector_add", "vector_mul", "gelu", "layernorm", "softmax", "softmax_looped",
+                                  "matmul", "attention"])
+def test_catalog_kernels_at_their_defaults_raise_no_high_finding(name):
+    a = advise(get_spec(name), {}, "sm_90", programs=2)
+    assert a.error is None
+    assert not a.high(), [f"{f.rule}: {f.title}" for f in a.high()]
+
+
+def test_a_bad_value_comes_back_as_an_error_not_an_exception():
+    a = why(WhyRequest(kernel="vector_add", values={"BLOCK_SIZE": "banana"}))
+    assert a.error is not None and a.findings == []
+    assert np.isfinite(tail_efficiency(1, 132, 1)[1])
