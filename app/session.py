@@ -108,6 +108,9 @@ class Session:
         self.last_run: RunResult | None = None
         self.trace: Trace | None = None
         self.sweep: SweepState | None = None
+        #: where the next sweep's points run (``SweepRequest.cluster``): "" the worker's device,
+        #: "local" every GPU of the worker's host through Ray, "auto" the running Ray cluster
+        self.sweep_cluster = ""
 
     # -- catalog --------------------------------------------------------------------------------
     def set_hello(self, hello: dict[str, Any]) -> None:
@@ -194,7 +197,7 @@ class Session:
         fixed = {k: v for k, v in base.items() if k not in axes}
         req = SweepRequest(kernel=info.name, base=fixed, axes={k: list(v) for k, v in axes.items()},
                            backend=backend, user_file=self.user_file(), mode=mode,  # type: ignore[arg-type]
-                           where=list(where))
+                           where=list(where), cluster=self.sweep_cluster)
         n_points = None
         if where:  # the points the constraints keep (a bad one: the worker says why)
             try:

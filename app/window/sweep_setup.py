@@ -82,8 +82,20 @@ class TuneSweepDialog(SweepDialog):
                                     self)
         self.tune_check.setObjectName("sweep_tune")
         self.tune_check.toggled.connect(self._revalidate)
+        run_on = QWidget(self)
+        run_lay = QHBoxLayout(run_on)
+        run_lay.setContentsMargins(0, 0, 0, 0)
+        run_lay.addWidget(QLabel(self.tr("Run on:"), run_on))
+        self.run_on = QComboBox(run_on)  # SweepRequest.cluster: kernels.engine.ray_sweep
+        self.run_on.setObjectName("sweep_run_on")
+        self.run_on.addItem(self.tr("the worker's device, one point at a time"), "")
+        self.run_on.addItem(self.tr("every GPU of the worker's host (starts Ray there)"), "local")
+        self.run_on.addItem(self.tr("the running Ray cluster"), "auto")
+        self.run_on.setToolTip(self.tr("Ray runs the points on one warm worker per GPU and re-measures the fastest "
+                                       "on one GPU; it needs pip install -e \".[cluster]\" where the worker runs."))
+        run_lay.addWidget(self.run_on, 1)
         at = lay.indexOf(self.message)
-        for i, w in enumerate((self.more_box, where_box, self.tune_check)):
+        for i, w in enumerate((self.more_box, where_box, self.tune_check, run_on)):
             lay.insertWidget(at + i, w)
         for i, combo in enumerate(self.param_combo):
             self._grey_launch_options(combo)
@@ -143,6 +155,14 @@ class TuneSweepDialog(SweepDialog):
     def mode(self) -> str:
         """"tune" or "grid" (see the module doc)."""
         return self._mode
+
+    def cluster(self) -> str:
+        """Where the points run: "" the worker's device, "local" or "auto" through Ray."""
+        return str(self.run_on.currentData() or "")
+
+    def set_cluster(self, cluster: str) -> None:
+        i = self.run_on.findData(cluster)
+        self.run_on.setCurrentIndex(max(0, i))
 
     # -- internals ------------------------------------------------------------------------------
     def _first_untaken(self, taken: list[str]) -> str:
@@ -246,7 +266,13 @@ class SweepLauncher:
         dlg = TuneSweepDialog(info, self._panel.values(), self._parent,
                               interpreter=is_interpreter(self._panel.backend()) or not self._session.gpu_available)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dlg.accepted.connect(lambda: self._start(dlg.axes(), dlg.where(), dlg.mode()))
+        dlg.set_cluster(self._session.sweep_cluster)
+
+        def accepted() -> None:
+            self._session.sweep_cluster = dlg.cluster()  # kept for the next sweep too
+            self._start(dlg.axes(), dlg.where(), dlg.mode())
+
+        dlg.accepted.connect(accepted)
         self.dialog = dlg
         dlg.destroyed.connect(lambda *_: setattr(self, "dialog", None))
         dlg.open()

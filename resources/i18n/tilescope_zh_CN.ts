@@ -2946,6 +2946,26 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>调优：重新测量最快的几个点，按离散程度排名，生成导出</translation>
     </message>
     <message>
+        <source>Run on:</source>
+        <translation>运行于：</translation>
+    </message>
+    <message>
+        <source>the worker&apos;s device, one point at a time</source>
+        <translation>工作进程的设备，一次一个点</translation>
+    </message>
+    <message>
+        <source>every GPU of the worker&apos;s host (starts Ray there)</source>
+        <translation>工作进程所在主机的每块 GPU（在那里启动 Ray）</translation>
+    </message>
+    <message>
+        <source>the running Ray cluster</source>
+        <translation>正在运行的 Ray 集群</translation>
+    </message>
+    <message>
+        <source>Ray runs the points on one warm worker per GPU and re-measures the fastest on one GPU; it needs pip install -e &quot;.[cluster]&quot; where the worker runs.</source>
+        <translation>Ray 在每块 GPU 上各用一个预热的工作进程运行各点，并在同一块 GPU 上重新测量最快的几个；工作进程所在的机器需要 pip install -e &quot;.[cluster]&quot;。</translation>
+    </message>
+    <message>
         <source>values, comma-separated</source>
         <translation>取值，用逗号分隔</translation>
     </message>
