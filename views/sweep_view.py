@@ -158,6 +158,7 @@ class SweepView(QWidget):
 
         self.empty = QLabel(self.tr("Run a sweep to see throughput against the swept parameters."), self)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)  # one line of it set the right column's least width (a laptop's grid)
         self.stack.addWidget(self.empty)
         self.stack.setCurrentWidget(self.empty)
 

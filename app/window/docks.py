@@ -6,7 +6,15 @@ from __future__ import annotations
 from PySide6.QtCore import QByteArray, QCoreApplication, Qt
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QMenu, QScrollArea, QWidget
 
-__all__ = ["Docks"]
+from .settings import DEFAULT_SIZE, screen_area
+
+__all__ = ["Docks", "compact_screen"]
+
+
+def compact_screen(win: QMainWindow) -> bool:
+    """The window's screen has less room than the default window (``settings.DEFAULT_SIZE``)."""
+    area = screen_area(win)
+    return area is not None and (area.width() < DEFAULT_SIZE[0] or area.height() < DEFAULT_SIZE[1])
 
 _L, _R, _B = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
               Qt.DockWidgetArea.BottomDockWidgetArea)
@@ -46,8 +54,15 @@ class Docks:
                         if lessons is not None else None)
         if self.lessons is not None:
             win.tabifyDockWidget(self.compile, self.lessons)
+        #: a screen smaller than the default window (a 1366×768 laptop): no strip under the grid —
+        #: source and correctness join the right column's tabs, so the grid has the full height
+        self.compact = compact_screen(win)
+        if self.compact:
+            win.tabifyDockWidget(self.compile if self.lessons is None else self.lessons, self.source)
+            win.tabifyDockWidget(self.source, self.correctness)
+        else:
+            win.splitDockWidget(self.source, self.correctness, Qt.Orientation.Horizontal)
         self.history.raise_()
-        win.splitDockWidget(self.source, self.correctness, Qt.Orientation.Horizontal)
         #: the arrangement Reset layout puts back (set once the window has its default sizes)
         self.default_state = QByteArray()
 
@@ -75,6 +90,13 @@ class Docks:
 
     def apply_default_sizes(self) -> None:
         win = self._win
+        if self.compact:
+            w, h = win.width(), win.height()
+            win.resizeDocks([self.kernels], [int(w * 0.16)], Qt.Orientation.Horizontal)
+            win.resizeDocks([self.plots], [int(w * 0.25)], Qt.Orientation.Horizontal)
+            win.resizeDocks([self.kernels, self.params], [int(h * 0.3), int(h * 0.7)], Qt.Orientation.Vertical)
+            win.resizeDocks([self.plots, self.history], [int(h * 0.45), int(h * 0.55)], Qt.Orientation.Vertical)
+            return
         w, h = max(win.width(), 1200), max(win.height(), 800)
         win.resizeDocks([self.kernels], [int(w * 0.17)], Qt.Orientation.Horizontal)
         win.resizeDocks([self.plots], [int(w * 0.3)], Qt.Orientation.Horizontal)

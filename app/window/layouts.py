@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QInputDialog, QLineEdit, QMainWindow, QMenu
 
 from ..settings import Settings
 from .docks import Docks
-from .settings import restore_window, save_now
+from .settings import keep_on_screen, restore_window, save_now
 from .widgets import MessageBanner
 
 __all__ = ["Layouts"]
@@ -55,6 +55,8 @@ class Layouts(QObject):
         Reset layout); False, with a status message, when the saved state was damaged."""
         default, problem = restore_window(self._win, self._settings, self._docks.apply_default_sizes)
         self._docks.default_state = default
+        self._on_screen = keep_on_screen(self._win)  # and never past the screen's edge after that
+
         if problem:
             self._status(problem, 20000)
         return not problem

@@ -38,6 +38,7 @@ class PlotTabs(QObject):
         self._sweep_placeholder = QLabel(translate(
             "MainWindow", "Run a sweep (Sweep…) to see throughput against the swept parameters."))
         self._sweep_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._sweep_placeholder.setWordWrap(True)  # one long line would set the right column's width
         self.tabs.addTab(self._sweep_placeholder, translate("MainWindow", "Sweep"))
         self.tabs.currentChanged.connect(lambda i: self.sweep_view if i == 1 else None)
         events.subscribe(KernelShown, self._on_kernel)

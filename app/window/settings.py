@@ -7,15 +7,90 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QCoreApplication
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QObject, QRect, QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QMainWindow, QWidget
 
 from ..settings import Settings
 
-__all__ = ["ask_timeout", "choose_timeout", "restore_window", "save_now", "save_window"]
+__all__ = ["ask_timeout", "choose_timeout", "default_size", "fit_to_screen", "keep_on_screen", "restore_window",
+           "save_now",
+           "save_window", "screen_area"]
 
-#: the window's size before the user's geometry is restored (the default dock sizes follow it)
+#: the window's size before the user's geometry is restored (the default dock sizes follow it),
+#: on a screen that has room for it (``default_size``)
 DEFAULT_SIZE = (1600, 1000)
+
+
+#: platforms whose "screen" is a fixed stand-in (offscreen: 800×800), not a display to fit
+_NO_REAL_SCREEN = ("offscreen", "minimal", "minimalegl")
+
+
+def screen_area(win: QWidget) -> QRect | None:
+    """The available geometry of the screen the window is on (the primary one before it is
+    shown); None without a screen, or offscreen (tests and screenshots size their windows)."""
+    if QGuiApplication.platformName() in _NO_REAL_SCREEN:
+        return None
+    screen = win.screen() or QGuiApplication.primaryScreen()
+    return None if screen is None else screen.availableGeometry()
+
+
+def default_size(win: QWidget) -> tuple[int, int]:
+    """``DEFAULT_SIZE``, or the screen's available size where that is smaller (a 1366×768 laptop:
+    the first start must not open a window larger than the screen)."""
+    area = screen_area(win)
+    if area is None:
+        return DEFAULT_SIZE
+    return min(DEFAULT_SIZE[0], area.width()), min(DEFAULT_SIZE[1], area.height())
+
+
+def fit_to_screen(win: QWidget) -> bool:
+    """Shrink the window to its screen's available geometry and move it inside, where it is
+    larger or out of it (a geometry saved on a bigger screen); True when anything moved."""
+    area = screen_area(win)
+    if area is None:
+        return False
+    g = win.frameGeometry()
+    extra_w, extra_h = g.width() - win.width(), g.height() - win.height()  # the frame a window manager adds
+    w = min(win.width(), area.width() - extra_w)
+    h = min(win.height(), area.height() - extra_h)
+    moved = (w, h) != (win.width(), win.height())
+    if moved:
+        win.resize(w, h)
+    g = win.frameGeometry()
+    x = min(max(g.x(), area.x()), area.x() + area.width() - g.width())
+    y = min(max(g.y(), area.y()), area.y() + area.height() - g.height())
+    if (x, y) != (g.x(), g.y()):
+        win.move(x, y)
+        moved = True
+    return moved
+
+
+class _OnScreen(QObject):
+    """Puts the window back inside its screen after any resize that took it past the edge (a
+    panel whose minimum grew, a trace's wider controls): later, once the layout has settled."""
+
+    def __init__(self, win: QWidget) -> None:
+        super().__init__(win)
+        self._win = win
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(lambda: fit_to_screen(self._win))
+        win.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if obj is self._win and event.type() in (QEvent.Type.Resize, QEvent.Type.Move, QEvent.Type.LayoutRequest):
+            area = screen_area(self._win)
+            g = self._win.frameGeometry()
+            if area is not None and not area.contains(g) and not self._win.isFullScreen():
+                self._timer.start()
+        return False
+
+
+def keep_on_screen(win: QWidget) -> QObject:
+    """Keep ``win`` within its screen's available geometry from now on (see ``_OnScreen``)."""
+    return _OnScreen(win)
 
 
 def restore_window(win: QMainWindow, settings: Settings, apply_default_sizes: Callable[[], Any]
@@ -24,14 +99,18 @@ def restore_window(win: QMainWindow, settings: Settings, apply_default_sizes: Ca
     returns the default arrangement (what Reset layout puts back) and, when the saved one could
     not be restored (damaged, or from an incompatible version), a sentence saying so ("" if
     none): the window then keeps the default."""
-    win.resize(*DEFAULT_SIZE)
+    win.resize(*default_size(win))
+    area = screen_area(win)
+    if area is not None:
+        win.move(area.topLeft())
     apply_default_sizes()
     default = win.saveState()
     problems = []
     geo = settings.window_geometry_bytes
     if geo and not win.restoreGeometry(QByteArray(geo)):
-        win.resize(*DEFAULT_SIZE)
+        win.resize(*default_size(win))
         problems.append(QCoreApplication.translate("MainWindow", "window size"))
+    fit_to_screen(win)  # a geometry saved on a larger screen
     state = settings.window_state_bytes
     if state and not win.restoreState(QByteArray(state)):
         win.restoreState(default)
