@@ -35,6 +35,8 @@ from views.words import QT_TRANSLATE_NOOP, translate
 
 from .events import (
     ActionsChanged,
+    AdviceAnswered,
+    AdviceFailed,
     BackendSet,
     CompileAnswered,
     CompileFailed,
@@ -67,7 +69,7 @@ __all__ = ["ActionState", "Controller", "TRACE_SUGGESTED_WINDOW", "TRACE_SUGGEST
 #: and the parts' own (a compile for a chosen target, a region at full resolution, a compile ahead,
 #: the Threads tab's layouts)
 WINDOW_KINDS = ("run", "trace", "sweep", "load_file", "lesson_check", "compile", "trace_region", "precompile",
-                "layout")
+                "layout", "why")
 #: those that keep the worker busy a while (the table's long-running kinds): what Cancel stops
 WORK_KINDS = frozenset(k for k in WINDOW_KINDS if request_kind(k).long_running)
 #: the request kinds as "{what} cancelled" names them
@@ -197,6 +199,11 @@ class Controller:
         ``LayoutAnswered`` / ``LayoutFailed``."""
         return self.worker.submit("layout", req) if self.ready else None
 
+    def request_why(self, req: Any) -> int | None:
+        """Why the shown kernel is slow (a ``WhyRequest``, the Advice card's): ``AdviceAnswered`` /
+        ``AdviceFailed``."""
+        return self.worker.submit("why", req) if self.ready else None
+
     def gpu_chosen(self) -> bool:
         """The GPU backend is chosen and the worker has a GPU (what compiling ahead waits for)."""
         return is_gpu(self.window.backend()) and self.session.gpu_available
@@ -299,6 +306,8 @@ class Controller:
                 self.desk.publish(RegionAnswered(gen, payload))
             elif kind == "layout":
                 self.desk.publish(LayoutAnswered(gen, payload))
+            elif kind == "why":
+                self.desk.publish(AdviceAnswered(gen, payload))
         self._after_request()
 
     def on_error(self, gen: int, kind: str, err: ErrorInfo) -> None:
@@ -310,6 +319,8 @@ class Controller:
             self.desk.publish(RegionFailed(gen, err.message))
         elif kind == "layout":
             self.desk.publish(LayoutFailed(gen, err))
+        elif kind == "why":
+            self.desk.publish(AdviceFailed(gen, err))
         elif kind == "sweep":
             self.sweeps.interrupted(err)
         elif kind == "load_file":

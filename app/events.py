@@ -20,7 +20,7 @@ from kernels.data.results import CompileFacts, KernelInfo, RunResult, SweepPoint
 from kernels.data.trace import Trace
 
 __all__ = [
-    "Actions", "ActionsChanged", "BackendSet", "CompileAnswered", "CompileFailed", "Event", "FieldMarked",
+    "Actions", "ActionsChanged", "AdviceAnswered", "AdviceFailed", "BackendSet", "CompileAnswered", "CompileFailed", "Event", "FieldMarked",
     "FileChanged", "FileWatched", "HistoryChanged", "KernelShown", "KernelsListed", "LayoutAnswered", "LayoutFailed", "LessonCheckFailed",
     "LessonChecked", "MarksCleared", "MessageCleared", "MessageShown", "ProgramsFieldFocused", "ProgramsFieldSet",
     "RegionAnswered", "RegionFailed", "RunShown", "SourceShown", "StageShown", "StatusShown", "SweepFinished",
@@ -276,6 +276,20 @@ class LayoutAnswered(Event):
 
 @dataclass(frozen=True)
 class LayoutFailed(Event):
+    gen: int
+    error: Any  # an ErrorInfo
+
+
+@dataclass(frozen=True)
+class AdviceAnswered(Event):
+    """The advisor's findings (``kernels.data.advice.Advice``) of generation ``gen``: the Advice card's."""
+
+    gen: int
+    advice: Any
+
+
+@dataclass(frozen=True)
+class AdviceFailed(Event):
     gen: int
     error: Any  # an ErrorInfo
 

@@ -47,6 +47,7 @@ from .session import Session
 from .settings import Settings
 from .transport_ssh import remote_of
 from .window.actions import Commands, ProgramsField, WindowActions
+from .window.advice_card import AdviceCard, EvidencePlaces
 from .window.compile_target import CompileTargets
 from .window.docks import Docks
 from .window.file_watch import KernelFileWatcher
@@ -154,6 +155,11 @@ class MainWindow(QMainWindow):
         self.full_res = FullResolution(self.grid, ev, c.request_region, self.show_status, self)
         self.gpu_views = GpuTraceViews(self, self.plot_tabs, self.grid, self.banner,
                                        (self.trace_action, self.run_action), ev, c.compare_backends, self.panel, c)
+        places = EvidencePlaces(self.source, self.grid_pane.tabs, self.grid_stack, self.threads.view, self.plot_tabs,
+                                self.gpu_views.timeline.stack, self.docks.compile, self.docks.plots)
+        self.advice = AdviceCard(self, self.view_menu, self.docks.compile, self.panel, ev, c.request_why, s.info,
+                                 s.user_file, self.panel.backend, lambda: s.gpu_available,
+                                 self.compile_view.current_target, places, self)
         self.layouts = Layouts(self, self.settings, self.docks, self.view_menu, self.actions.reset_layout_action,
                                self.banner)
         self.status = StatusStrip.install(self)  # messages elided before the labels on the right

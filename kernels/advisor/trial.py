@@ -43,12 +43,21 @@ def _light(g: Gathered, cfg: dict[str, Any], rule: str) -> Gathered:
     return h
 
 
+#: the evidence number of each rule that is better smaller (a tie in severity goes to the smaller)
+_BADNESS = {"spills": ("spill_bytes_per_thread", 1), "tail": ("efficiency", -1), "l2_reuse": ("wave_mb", 1),
+            "warps": ("elements_per_thread", 1), "vector_width": ("vector_bits", -1),
+            "occupancy": ("warps_pct", -1), "uncoalesced": ("efficiency", -1)}
+
+
 def _score(found: list[Finding]) -> tuple[int, float]:
-    """Lower is better: the candidate's worst severity for the rule (none = best)."""
+    """Higher is better: the least severe finding the rule still makes at the candidate (none =
+    best), then the rule's own number (fewer spilled bytes, a fuller last wave, ...)."""
     if not found:
         return (len(("high", "medium", "low", "info")) + 1, 0.0)
-    worst = min(severity_rank(x.severity) for x in found)
-    return (worst, 0.0)
+    worst = min(found, key=lambda x: severity_rank(x.severity))
+    key, sign = _BADNESS.get(worst.rule, ("", 1))
+    value = worst.evidence.get(key)
+    return (severity_rank(worst.severity), -sign * float(value) if isinstance(value, (int, float)) else 0.0)
 
 
 def check_on_target(g: Gathered, f: Finding) -> Trial | None:
@@ -71,7 +80,7 @@ def check_on_target(g: Gathered, f: Finding) -> Trial | None:
             notes.append(f"{change}: {first_line(f'{type(e).__name__}: {e}')}")
             continue
         score = _score(found)
-        if best is None or score[0] > best[0][0]:
+        if best is None or score > best[0]:
             best = (score, i, change, found)
     if best is None:
         return Trial(changes=cands[0], note="no candidate compiled: " + "; ".join(notes))

@@ -102,7 +102,7 @@ REQUESTS: tuple[RequestKind, ...] = (
                 cancellable=True, reports_progress=True),
     RequestKind("why", (WhyRequest,), (Advice,),
                 "why is it slow: findings with evidence and source lines, launch proposals tried (kernels.advisor)",
-                cancellable=True, long_running=True),
+                cancellable=True),
     RequestKind("ping", (_NONE,), (dict,), "the worker's pid, what it is busy with (tests and diagnostics)",
                 transport=True, internal=True),
     RequestKind("cancel", (int, _NONE), (_NONE,), "stop request N (None: whatever runs or waits)",

@@ -1,0 +1,223 @@
+"""AdviceView: why is it slow — the advisor's findings, most severe first, each with its evidence.
+
+A button asks for the findings (``adviceRequested(try_changes)``: the window sends a ``why``
+request); a check box asks for the launch proposals to be tried as well. Each finding is a row:
+its severity (coloured), its title and source line, and what became of its advice — *measured*
+(timed on a GPU, with the gain), *checked* (compiled for the target, not timed), *not tried* or
+*suggestion* (a code change at a line). Selecting a row shows its detail, evidence, proposal and
+trial below and emits ``findingActivated(finding)``: the window shows the evidence (the source
+line, the timeline, the Threads tab's access). Under the list, what could not be checked here
+(on the CPU: what needs a GPU).
+
+Takes ``kernels.data.advice.Advice``; imports no engine. ``python -m views.advice_view`` opens it
+with demo data.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kernels.data.advice import Advice, Finding, Proposal, Trial
+
+from .elided_label import ElidedLabel
+from .i18n import translate
+from .preview import preview
+
+__all__ = ["AdviceView", "SEVERITY_COLOURS", "demo_advice"]
+
+SEVERITY_COLOURS = {"high": "#d0342c", "medium": "#e08a00", "low": "#3b7dd8", "info": "#777777"}
+#: the words for severities and statuses, shown translated
+WORDS = (QT_TRANSLATE_NOOP("AdviceView", "high"), QT_TRANSLATE_NOOP("AdviceView", "medium"),
+         QT_TRANSLATE_NOOP("AdviceView", "low"), QT_TRANSLATE_NOOP("AdviceView", "info"),
+         QT_TRANSLATE_NOOP("AdviceView", "measured"), QT_TRANSLATE_NOOP("AdviceView", "checked"),
+         QT_TRANSLATE_NOOP("AdviceView", "not tried"), QT_TRANSLATE_NOOP("AdviceView", "suggestion"))
+
+
+def _t(text: str) -> str:
+    return translate("AdviceView", text)
+
+
+class AdviceView(QWidget):
+    """The Advice card. ``set_advice(advice)`` fills it; ``set_busy(text)`` / ``set_error(text)``
+    say what is going on instead."""
+
+    adviceRequested = Signal(bool)  # try the launch proposals too
+    findingActivated = Signal(object)  # the Finding selected
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.advice: Advice | None = None
+        self.ask = QPushButton(_t("Why is it slow?"))
+        self.ask.setObjectName("advice_ask")
+        self.try_box = QCheckBox(_t("Try the launch proposals"))
+        self.try_box.setToolTip(_t("On a GPU each launch change is timed against the current values; "
+                                   "on the CPU each is compiled for the target and checked"))
+        self.status = QLabel(_t("Ask for the likely causes of slowness, with their evidence."))
+        self.status.setWordWrap(True)
+        self.list = QTreeWidget()
+        self.list.setObjectName("advice_findings")
+        self.list.setHeaderLabels([_t("Severity"), _t("Finding"), _t("Line"), _t("Advice")])
+        self.list.setRootIsDecorated(False)
+        self.list.setColumnWidth(0, 70)
+        self.list.setColumnWidth(1, 380)
+        self.list.setColumnWidth(2, 44)
+        self.detail = QTextBrowser()
+        self.detail.setObjectName("advice_detail")
+        self.gpu = ElidedLabel("")  # one line, elided; the whole list in its tooltip
+        self.gpu.setStyleSheet("color: #555;")
+        top = QHBoxLayout()
+        top.addWidget(self.ask)
+        top.addWidget(self.try_box)
+        top.addStretch(1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.list)
+        split.addWidget(self.detail)
+        split.setSizes([220, 200])
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(self.status)
+        lay.addWidget(split, 1)
+        lay.addWidget(self.gpu)
+        self.ask.clicked.connect(lambda: self.adviceRequested.emit(self.try_box.isChecked()))
+        self.list.currentItemChanged.connect(self._on_current)
+
+    # -- what the window calls --------------------------------------------------------------------
+    def set_busy(self, text: str) -> None:
+        self.ask.setEnabled(False)
+        self.status.setText(text)
+
+    def set_error(self, text: str) -> None:
+        self.ask.setEnabled(True)
+        self.status.setText(_t("No findings: {why}").format(why=text))
+
+    def set_advice(self, advice: Advice | None) -> None:
+        """Show ``advice`` (None: empty)."""
+        self.advice = advice
+        self.ask.setEnabled(True)
+        self.list.clear()
+        self.detail.clear()
+        self.gpu.setText("")
+        self.gpu.setToolTip("")
+        if advice is None:
+            return
+        if advice.error is not None:
+            self.set_error(getattr(advice.error, "message", str(advice.error)))
+            return
+        n_high = len(advice.high())
+        self.status.setText(_t("{kernel} on {target}: {n} finding(s), {h} high").format(
+            kernel=advice.kernel, target=advice.target, n=len(advice.findings), h=n_high) if advice.findings
+            else _t("{kernel} on {target}: nothing Tilescope can see holds it back").format(
+                kernel=advice.kernel, target=advice.target))
+        for f in advice.findings:
+            item = QTreeWidgetItem([_t(f.severity), f.title, str(f.line) if f.line >= 0 else "", self.status_text(f)])
+            item.setForeground(0, QBrush(QColor(SEVERITY_COLOURS.get(f.severity, "#000"))))
+            item.setData(0, Qt.ItemDataRole.UserRole, f)
+            item.setToolTip(1, f.detail)
+            self.list.addTopLevelItem(item)
+        if advice.not_checked:
+            self.gpu.setText(_t("Not checked here: {what}").format(what="; ".join(advice.not_checked)))
+            self.gpu.setToolTip("\n".join(advice.not_checked))
+        if self.list.topLevelItemCount():
+            self.list.setCurrentItem(self.list.topLevelItem(0))
+
+    @staticmethod
+    def status_text(f: Finding) -> str:
+        """"measured 1.84x", "checked", "not tried" or "suggestion" (translated)."""
+        s = f.status
+        if s == "measured" and f.trial is not None and f.trial.gain is not None:
+            return _t("measured {gain:.2f}x").format(gain=f.trial.gain)
+        return _t(s)
+
+    def select(self, index: int) -> None:
+        """Select the ``index``-th finding (what a click does)."""
+        self.list.setCurrentItem(self.list.topLevelItem(index))
+
+    def current(self) -> Finding | None:
+        item = self.list.currentItem()
+        return item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
+
+    # -- inside --------------------------------------------------------------------------------------
+    def _on_current(self, item: QTreeWidgetItem | None, _prev: Any = None) -> None:
+        f = item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
+        if f is None:
+            self.detail.clear()
+            return
+        self.detail.setHtml(self.detail_html(f))
+        self.findingActivated.emit(f)
+
+    @staticmethod
+    def detail_html(f: Finding) -> str:
+        e = html.escape
+        rows = "".join(f"<tr><td>{e(str(k))}</td><td><b>{e(str(v))}</b></td></tr>"
+                       for k, v in f.evidence.items() if v is not None)
+        parts = [f"<p><b>{e(f.title)}</b></p>", f"<p>{e(f.detail)}</p>",
+                 f"<p>{e(_t('Evidence'))}:</p><table cellspacing='4'>{rows}</table>"]
+        if f.proposal is not None:
+            kind = _t("launch change") if f.proposal.measurable else _t("suggestion only")
+            parts.append(f"<p>{e(_t('Proposal'))} ({e(kind)}): {e(f.proposal.text)}</p>")
+        t = f.trial
+        if t is not None:
+            change = ", ".join(f"{k}={v}" for k, v in t.changes.items())
+            if t.measured and t.current_ms and t.proposed_ms:
+                parts.append("<p>" + e(_t("Measured: {change}: {a:.4f} ms -> {b:.4f} ms ({g:.2f}x)").format(
+                    change=change, a=t.current_ms, b=t.proposed_ms, g=t.gain or 0.0)) + "</p>")
+            elif t.checked:
+                after = _t("the finding is gone") if t.after.get("resolved") else \
+                    ", ".join(f"{k} {v}" for k, v in t.after.items())
+                parts.append("<p>" + e(_t("Checked by compiling {change} (not timed): {after}").format(
+                    change=change, after=after)) + "</p>")
+            if t.note:
+                parts.append(f"<p style='color:#666'>{e(t.note)}</p>")
+        return "".join(parts)
+
+
+def demo_advice() -> Advice:
+    """Findings shaped like the advisor's for vector add at BLOCK_SIZE 64 and a spilling matmul
+    (demo data for the preview, not a measurement)."""
+    narrow = Finding(
+        rule="vector_width", severity="high", title="line 24: 64 elements for 128 threads, 32-bit accesses",
+        detail="each thread moves 32 bits per instruction (128 is the widest) and every element is held by two "
+               "threads", evidence={"elements": 64, "threads": 128, "vector_bits": 32, "duplicated": 1.0},
+        line=24, shows="threads", access=0,
+        proposal=Proposal("a larger block (BLOCK_SIZE 64 -> 1024): 128-bit accesses, two per thread", "launch",
+                          {"BLOCK_SIZE": 1024}),
+        trial=Trial({"BLOCK_SIZE": 1024}, checked=True, after={"resolved": True}, backend="compile",
+                    note="compiled for sm_90; not timed (no GPU)"))
+    tail = Finding(rule="tail", severity="medium", title="1.27 waves: the last keeps 27% of the GPU busy",
+                   detail="168 programs on 132 SMs x 1 per SM (formula)", shows="timeline",
+                   evidence={"programs": 168, "waves": 1.273, "efficiency": 0.636},
+                   proposal=Proposal("more, smaller programs", "launch", {"BLOCK_M": 64}),
+                   trial=Trial({"BLOCK_M": 64}, measured=True, current_ms=1.20, proposed_ms=0.95, backend="gpu"))
+    masked = Finding(rule="masked_lanes", severity="low", title="12% of the lanes of loads and stores are masked off",
+                     line=25, shows="grid", evidence={"masked_fraction": 0.12},
+                     proposal=Proposal("a block closer to the size it covers"))
+    return Advice(kernel="vector_add", values={"BLOCK_SIZE": 64, "N": 65536}, target="sm_90", backend="interpreter",
+                  findings=[narrow, tail, masked],
+                  not_checked=["roofline position (needs GPU timing against the measured roofs)"])
+
+
+def _demo() -> QWidget:  # pragma: no cover - manual preview
+    w = AdviceView()
+    w.set_advice(demo_advice())
+    w.resize(720, 560)
+    return w
+
+
+if __name__ == "__main__":  # pragma: no cover
+    preview(_demo)
