@@ -74,6 +74,8 @@ SUPERSEDING_KINDS = kinds(supersedes=True)
 SUBMIT_KINDS = kinds() - {"cancel", "shutdown"}
 #: kinds that run the user's code and time out like a run: their own timeout, else the default
 _TIMED_KINDS = kinds(timed_like_run=True)
+#: kinds that answer point by point (a sweep): no more than the default timeout between two points
+_POINT_KINDS = kinds(sends_points=True)
 #: the worker's "start a fresh one" exit status (app.worker.EXIT_RESTART; not imported from there
 #: to keep this module's imports minimal)
 EXIT_RESTART = 75
@@ -337,7 +339,7 @@ class WorkerClient:
             p.timeout_s = timeout_s
         elif p.kind in _TIMED_KINDS:
             p.timeout_s = getattr(p.payload, "timeout_s", None) or self.default_timeout_s
-        elif p.kind == "sweep":
+        elif p.kind in _POINT_KINDS:  # a sweep: its own timeout, and the default between two points
             p.timeout_s = getattr(p.payload, "timeout_s", None)
             p.idle_s = self.default_timeout_s
         if p.timeout_s is not None and p.timeout_s <= 0:
@@ -494,7 +496,6 @@ class WorkerClient:
         except OSError as e:
             self._give_up(f"the worker could not be started: {e}")
             return
-        _widen_pipe(proc.popen.stdout)
         self._proc = proc
         hello = _Pending(next(self._gens), "hello", None, internal=True, timeout_s=self.startup_timeout_s)
         self._send(proc, hello)
@@ -647,21 +648,6 @@ class WorkerClient:
 
 
 # ---------------------------------------------------------------------------------------------
-
-
-#: the reply pipe's buffer (Linux): a big reply crosses in 1 MiB steps instead of 64 KiB ones. Each
-#: step is a hand-over between the worker (niced) and this process's reader thread, and on a busy
-#: machine each costs a time slice (figures: docs/benchmarks/transport.md)
-_PIPE_BYTES = 1 << 20
-
-
-def _widen_pipe(stream: Any) -> None:
-    try:
-        import fcntl
-
-        fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE_BYTES)
-    except (ImportError, AttributeError, OSError, ValueError):
-        pass  # not Linux, or above the system's pipe-max-size: the default pipe works, only slower
 
 
 def _with_generation(payload: Any, gen: int) -> Any:

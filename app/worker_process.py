@@ -35,6 +35,11 @@ from .protocol import PayloadError, ProtocolError, Reply, Request, encode, read_
 
 __all__ = ["WorkerProcess", "describe_exit", "last_lines", "worker_command", "worker_processes"]
 
+#: the reply pipe's buffer (Linux): a big reply crosses in 1 MiB steps instead of 64 KiB ones. Each
+#: step is a hand-over between the worker (niced) and the client's reader thread, and on a busy
+#: machine each costs a time slice (figures: docs/benchmarks/transport.md)
+_PIPE_BYTES = 1 << 20
+
 _ROOT = str(Path(__file__).resolve().parents[1])
 #: the worker gets a process group of its own (POSIX)
 _GROUPS = hasattr(os, "killpg") and os.name == "posix"
@@ -84,6 +89,7 @@ class WorkerProcess:
         env["PYTHONUNBUFFERED"] = "1"
         popen = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  env=env, cwd=cwd, close_fds=True, start_new_session=_GROUPS)
+        _widen_pipe(popen.stdout)
         proc = cls(popen, **callbacks)
         for target, name in ((proc._read_loop, "reader"), (proc._write_loop, "writer"),
                              (proc._stderr_loop, "stderr")):
@@ -266,3 +272,12 @@ def worker_processes() -> list[Any]:
         except psutil.NoSuchProcess:
             pass
     return out
+
+
+def _widen_pipe(stream: Any) -> None:
+    try:
+        import fcntl
+
+        fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE_BYTES)
+    except (ImportError, AttributeError, OSError, ValueError):
+        pass  # not Linux, or above the system's pipe-max-size: the default pipe works, only slower
