@@ -28,6 +28,7 @@ import inspect
 import io
 import os
 import runpy
+import signal
 import sys
 import threading
 import time
@@ -55,6 +56,11 @@ class StopScript(BaseException):
     """Raised inside the script to stop it (BaseException: a script's ``except Exception`` lets it by)."""
 
     reason = "stopped"
+
+
+#: the least time one interpreted program takes (an empty one, measured ~40 µs here): a grid
+#: that needs more than the budget at this rate is refused before it is launched
+_MIN_PROGRAM_S = 10e-6
 
 
 class _OutOfTime(StopScript):
@@ -187,6 +193,7 @@ class _Capture:
         self.pending_heuristics: dict[str, Any] = {}
         self.notes: list[str] = []
         self.benchmarking = False  # inside Triton's own autotune benchmarking (GPU): not captured
+        self.budget_s = 30.0  # the script's time budget (capture() sets it)
         self.in_launch = ""  # the launch running now ("kernel, grid …, at file:line"), for a budget that ends in it
 
     # -- one launch -------------------------------------------------------------------------------------
@@ -203,6 +210,7 @@ class _Capture:
         wrapper = next((f for f in frames if f.f_code.co_name != "<module>"), None)
         bound = bind(fn, args, kwargs)
         g3 = grid3(grid, bound)
+        self._refuse_a_grid_too_large(fn, g3, bound)
         consts = constexpr_names(fn)
         names = set(inspect.signature(fn.fn).parameters)
         options = {k: v for k, v in kwargs.items() if k not in names}
@@ -239,6 +247,23 @@ class _Capture:
                               if k not in params and isinstance(v, int) and not isinstance(v, bool)}
             w.wrapper_args = {k: v for k, v in w.wrapper_args.items() if k in params}
         return ret
+
+    def _refuse_a_grid_too_large(self, fn: Any, g3: tuple[int, int, int], bound: dict) -> None:
+        """On the interpreter, a launch whose programs could not all run within the budget even at
+        ``_MIN_PROGRAM_S`` each is refused before it is made (the script stops there, its earlier
+        launches kept): 2³¹−1 programs took 16 GiB and minutes, then said nothing was launched."""
+        if not self.backend.is_interpreter:
+            return
+        programs = g3[0] * g3[1] * g3[2]
+        if programs <= max(1 << 16, int(self.budget_s / _MIN_PROGRAM_S)):
+            return
+        elements = sum(v.numel() for v in bound.values() if isinstance(v, torch.Tensor))
+        stop = StopScript()
+        stop.reason = (f"a launch of {fn.fn.__name__} asks for {programs:,} programs (grid "
+                       f"{' × '.join(str(g) for g in g3)}) over tensors of {elements:,} elements in all; on the "
+                       f"interpreter that is more than the {self.budget_s:g}-s budget even at "
+                       f"{_MIN_PROGRAM_S * 1e6:g} µs a program, so it was refused before it was made")
+        raise stop
 
     def _run(self, fn: Any, grid: Any, args: tuple, kwargs: dict, real_run: Any, tensors: dict,
              before: dict) -> tuple[Any, list[str], list[str]]:
@@ -462,7 +487,14 @@ def _first_point(mark: Any) -> None:
 @contextlib.contextmanager
 def _time_budget(budget_s: float) -> Iterator[None]:
     """Raise ``_OutOfTime`` in this thread after ``budget_s`` (between bytecodes: a ``while
-    True: pass`` is stopped too)."""
+    True: pass`` is stopped too). In the main thread (the worker's requests run there) a timer
+    signal raises it, which also ends a blocking call outside any kernel (``time.sleep``, a read,
+    a lock: the call is interrupted and the handler's exception comes out of it); elsewhere an
+    exception is set asynchronously, which waits for the next bytecode."""
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        with _alarm_budget(budget_s):
+            yield
+        return
     tid = threading.get_ident()
     done = threading.Event()
 
@@ -477,6 +509,31 @@ def _time_budget(budget_s: float) -> Iterator[None]:
     finally:
         done.set()
         t.join()
+
+
+@contextlib.contextmanager
+def _alarm_budget(budget_s: float) -> Iterator[None]:
+    """``_OutOfTime`` from a SIGALRM after ``budget_s`` (nested budgets: the earliest wins; the
+    outer one's timer and handler are put back)."""
+    old_handler = signal.getsignal(signal.SIGALRM)
+    old_left, _ = signal.getitimer(signal.ITIMER_REAL)
+    if 0 < old_left <= budget_s:  # an outer budget ends first: it stays in charge
+        yield
+        return
+
+    def fire(_sig: int, _frame: Any) -> None:
+        raise _OutOfTime()
+
+    signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, max(budget_s, 1e-3))
+    t0 = time.monotonic()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old_handler)
+        if old_left > 0:  # the outer budget goes on with what it has left
+            signal.setitimer(signal.ITIMER_REAL, max(old_left - (time.monotonic() - t0), 1e-3))
 
 
 def _note_error(out: ScriptCapture, e: BaseException, path: str) -> None:
@@ -515,6 +572,21 @@ def _pip_name(module: str) -> str:
     return _PIP_NAMES.get(top, top)
 
 
+def _keep_source(path: str) -> None:
+    """The script's text in ``linecache`` for as long as this process lives, kept there even if
+    the file goes (a script that deletes itself as it starts): Triton reads a ``@jit`` function's
+    source through ``inspect`` when it is defined and when it compiles."""
+    import linecache
+
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return
+    # mtime None: linecache.checkcache never drops the entry
+    linecache.cache[path] = (len(text), None, text.splitlines(keepends=True), path)
+
+
 def capture(path: str, backend: Backend, *, budget_s: float = 30.0, max_launches: int = 16,
             choices: dict[str, int] | None = None) -> tuple[ScriptCapture, list[LiveLaunch]]:
     """Run the script at ``path`` with its launches captured. Never raises for what the script
@@ -524,6 +596,8 @@ def capture(path: str, backend: Backend, *, budget_s: float = 30.0, max_launches
     if not os.path.isfile(real):
         raise UserFileError(f"kernel file not found: {path}", field="user_file")
     cap = _Capture(real, backend, max_launches, dict(choices or {}))
+    cap.budget_s = float(budget_s)
+    _keep_source(real)
     log = _Log()
     out = ScriptCapture(path=real, backend=backend.name)
     t0 = time.perf_counter()

@@ -131,6 +131,8 @@ class _Sizes:
                         continue  # the probe allocates them (uninitialised): keep it small
                     try:
                         bound, grid = _redrive(self.live, shapes, self._device(), None)
+                    except _OutOfTime:
+                        raise
                     except Exception:  # noqa: BLE001 - the wrapper refused these sizes
                         continue
                     if callable(grid):
@@ -165,6 +167,8 @@ class _Sizes:
         ``new``."""
         try:
             bound, _ = _redrive(self.live, self.shapes(sizes), self._device(), None)
+        except _OutOfTime:
+            raise  # the budget of the whole probe: not a refusal of these sizes
         except Exception:  # noqa: BLE001 - the wrapper refused these sizes (an assert, a shape check)
             return False, []
         was = self._scalars(self.live.bound)
