@@ -49,10 +49,6 @@ WORDS = (QT_TRANSLATE_NOOP("AdviceView", "high"), QT_TRANSLATE_NOOP("AdviceView"
          QT_TRANSLATE_NOOP("AdviceView", "not tried"), QT_TRANSLATE_NOOP("AdviceView", "suggestion"))
 
 
-def _t(text: str) -> str:
-    return translate("AdviceView", text)
-
-
 class AdviceView(QWidget):
     """The Advice card. ``set_advice(advice)`` fills it; ``set_busy(text)`` / ``set_error(text)``
     say what is going on instead."""
@@ -63,16 +59,16 @@ class AdviceView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.advice: Advice | None = None
-        self.ask = QPushButton(_t("Why is it slow?"))
+        self.ask = QPushButton(translate("AdviceView", "Why is it slow?"))
         self.ask.setObjectName("advice_ask")
-        self.try_box = QCheckBox(_t("Try the launch proposals"))
-        self.try_box.setToolTip(_t("On a GPU each launch change is timed against the current values; "
+        self.try_box = QCheckBox(translate("AdviceView", "Try the launch proposals"))
+        self.try_box.setToolTip(translate("AdviceView", "On a GPU each launch change is timed against the current values; "
                                    "on the CPU each is compiled for the target and checked"))
-        self.status = QLabel(_t("Ask for the likely causes of slowness, with their evidence."))
+        self.status = QLabel(translate("AdviceView", "Ask for the likely causes of slowness, with their evidence."))
         self.status.setWordWrap(True)
         self.list = QTreeWidget()
         self.list.setObjectName("advice_findings")
-        self.list.setHeaderLabels([_t("Severity"), _t("Finding"), _t("Line"), _t("Advice")])
+        self.list.setHeaderLabels([translate("AdviceView", "Severity"), translate("AdviceView", "Finding"), translate("AdviceView", "Line"), translate("AdviceView", "Advice")])
         self.list.setRootIsDecorated(False)
         self.list.setColumnWidth(0, 70)
         self.list.setColumnWidth(1, 380)
@@ -104,7 +100,7 @@ class AdviceView(QWidget):
 
     def set_error(self, text: str) -> None:
         self.ask.setEnabled(True)
-        self.status.setText(_t("No findings: {why}").format(why=text))
+        self.status.setText(translate("AdviceView", "No findings: {why}").format(why=text))
 
     def set_advice(self, advice: Advice | None) -> None:
         """Show ``advice`` (None: empty)."""
@@ -120,18 +116,18 @@ class AdviceView(QWidget):
             self.set_error(getattr(advice.error, "message", str(advice.error)))
             return
         n_high = len(advice.high())
-        self.status.setText(_t("{kernel} on {target}: {n} finding(s), {h} high").format(
+        self.status.setText(translate("AdviceView", "{kernel} on {target}: {n} finding(s), {h} high").format(
             kernel=advice.kernel, target=advice.target, n=len(advice.findings), h=n_high) if advice.findings
-            else _t("{kernel} on {target}: nothing Tilescope can see holds it back").format(
+            else translate("AdviceView", "{kernel} on {target}: nothing Tilescope can see holds it back").format(
                 kernel=advice.kernel, target=advice.target))
         for f in advice.findings:
-            item = QTreeWidgetItem([_t(f.severity), f.title, str(f.line) if f.line >= 0 else "", self.status_text(f)])
+            item = QTreeWidgetItem([translate("AdviceView", f.severity), f.title, str(f.line) if f.line >= 0 else "", self.status_text(f)])
             item.setForeground(0, QBrush(QColor(SEVERITY_COLOURS.get(f.severity, "#000"))))
             item.setData(0, Qt.ItemDataRole.UserRole, f)
             item.setToolTip(1, f.detail)
             self.list.addTopLevelItem(item)
         if advice.not_checked:
-            self.gpu.setText(_t("Not checked here: {what}").format(what="; ".join(advice.not_checked)))
+            self.gpu.setText(translate("AdviceView", "Not checked here: {what}").format(what="; ".join(advice.not_checked)))
             self.gpu.setToolTip("\n".join(advice.not_checked))
         if self.list.topLevelItemCount():
             self.list.setCurrentItem(self.list.topLevelItem(0))
@@ -141,8 +137,8 @@ class AdviceView(QWidget):
         """"measured 1.84x", "checked", "not tried" or "suggestion" (translated)."""
         s = f.status
         if s == "measured" and f.trial is not None and f.trial.gain is not None:
-            return _t("measured {gain:.2f}x").format(gain=f.trial.gain)
-        return _t(s)
+            return translate("AdviceView", "measured {gain:.2f}x").format(gain=f.trial.gain)
+        return translate("AdviceView", s)
 
     def select(self, index: int) -> None:
         """Select the ``index``-th finding (what a click does)."""
@@ -166,21 +162,24 @@ class AdviceView(QWidget):
         e = html.escape
         rows = "".join(f"<tr><td>{e(str(k))}</td><td><b>{e(str(v))}</b></td></tr>"
                        for k, v in f.evidence.items() if v is not None)
+        evidence = translate("AdviceView", "Evidence")
         parts = [f"<p><b>{e(f.title)}</b></p>", f"<p>{e(f.detail)}</p>",
-                 f"<p>{e(_t('Evidence'))}:</p><table cellspacing='4'>{rows}</table>"]
+                 f"<p>{e(evidence)}:</p><table cellspacing='4'>{rows}</table>"]
         if f.proposal is not None:
-            kind = _t("launch change") if f.proposal.measurable else _t("suggestion only")
-            parts.append(f"<p>{e(_t('Proposal'))} ({e(kind)}): {e(f.proposal.text)}</p>")
+            kind = (translate("AdviceView", "launch change") if f.proposal.measurable
+                    else translate("AdviceView", "suggestion only"))
+            proposal = translate("AdviceView", "Proposal")
+            parts.append(f"<p>{e(proposal)} ({e(kind)}): {e(f.proposal.text)}</p>")
         t = f.trial
         if t is not None:
             change = ", ".join(f"{k}={v}" for k, v in t.changes.items())
             if t.measured and t.current_ms and t.proposed_ms:
-                parts.append("<p>" + e(_t("Measured: {change}: {a:.4f} ms -> {b:.4f} ms ({g:.2f}x)").format(
+                parts.append("<p>" + e(translate("AdviceView", "Measured: {change}: {a:.4f} ms -> {b:.4f} ms ({g:.2f}x)").format(
                     change=change, a=t.current_ms, b=t.proposed_ms, g=t.gain or 0.0)) + "</p>")
             elif t.checked:
-                after = _t("the finding is gone") if t.after.get("resolved") else \
+                after = translate("AdviceView", "the finding is gone") if t.after.get("resolved") else \
                     ", ".join(f"{k} {v}" for k, v in t.after.items())
-                parts.append("<p>" + e(_t("Checked by compiling {change} (not timed): {after}").format(
+                parts.append("<p>" + e(translate("AdviceView", "Checked by compiling {change} (not timed): {after}").format(
                     change=change, after=after)) + "</p>")
             if t.note:
                 parts.append(f"<p style='color:#666'>{e(t.note)}</p>")

@@ -2087,6 +2087,14 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>线程</translation>
     </message>
     <message>
+        <source>Advice</source>
+        <translation>诊断</translation>
+    </message>
+    <message>
+        <source>Looking for the causes of {kernel} on {target}…</source>
+        <translation>正在查找 {kernel} 在 {target} 上变慢的原因…</translation>
+    </message>
+    <message>
         <source>Compiling for {target} and reading the layouts…</source>
         <translation>正在为 {target} 编译并读取布局…</translation>
     </message>
@@ -3225,6 +3233,121 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
     <message>
         <source>y = softmax(x) over rows of any width, in chunks of BLOCK_SIZE with an online max/sum</source>
         <translation>对任意宽度的行 y = softmax(x)，按 BLOCK_SIZE 分块，在线求最大值/和</translation>
+    </message>
+</context>
+<context>
+    <name>AdviceView</name>
+    <message>
+        <source>high</source>
+        <translation>高</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation>低</translation>
+    </message>
+    <message>
+        <source>info</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>已测量</translation>
+    </message>
+    <message>
+        <source>checked</source>
+        <translation>已检查</translation>
+    </message>
+    <message>
+        <source>not tried</source>
+        <translation>未尝试</translation>
+    </message>
+    <message>
+        <source>suggestion</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>Why is it slow?</source>
+        <translation>为什么慢？</translation>
+    </message>
+    <message>
+        <source>Try the launch proposals</source>
+        <translation>尝试启动参数建议</translation>
+    </message>
+    <message>
+        <source>On a GPU each launch change is timed against the current values; on the CPU each is compiled for the target and checked</source>
+        <translation>在 GPU 上，每个启动参数修改都与当前值对比计时；在 CPU 上，每个修改为目标架构编译并检查</translation>
+    </message>
+    <message>
+        <source>Ask for the likely causes of slowness, with their evidence.</source>
+        <translation>查询可能导致变慢的原因及其证据。</translation>
+    </message>
+    <message>
+        <source>Severity</source>
+        <translation>严重程度</translation>
+    </message>
+    <message>
+        <source>Finding</source>
+        <translation>发现</translation>
+    </message>
+    <message>
+        <source>Line</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>Advice</source>
+        <translation>建议状态</translation>
+    </message>
+    <message>
+        <source>No findings: {why}</source>
+        <translation>没有发现：{why}</translation>
+    </message>
+    <message>
+        <source>{kernel} on {target}: {n} finding(s), {h} high</source>
+        <translation>{kernel}（{target}）：{n} 项发现，{h} 项高</translation>
+    </message>
+    <message>
+        <source>{kernel} on {target}: nothing Tilescope can see holds it back</source>
+        <translation>{kernel}（{target}）：Tilescope 未发现拖慢它的因素</translation>
+    </message>
+    <message>
+        <source>Not checked here: {what}</source>
+        <translation>此处未检查：{what}</translation>
+    </message>
+    <message>
+        <source>measured {gain:.2f}x</source>
+        <translation>已测量 {gain:.2f}x</translation>
+    </message>
+    <message>
+        <source>Evidence</source>
+        <translation>证据</translation>
+    </message>
+    <message>
+        <source>launch change</source>
+        <translation>启动参数修改</translation>
+    </message>
+    <message>
+        <source>suggestion only</source>
+        <translation>仅为建议</translation>
+    </message>
+    <message>
+        <source>Proposal</source>
+        <translation>建议的修改</translation>
+    </message>
+    <message>
+        <source>Measured: {change}: {a:.4f} ms -&gt; {b:.4f} ms ({g:.2f}x)</source>
+        <translation>已测量：{change}：{a:.4f} ms -> {b:.4f} ms（{g:.2f}x）</translation>
+    </message>
+    <message>
+        <source>the finding is gone</source>
+        <translation>该发现已消失</translation>
+    </message>
+    <message>
+        <source>Checked by compiling {change} (not timed): {after}</source>
+        <translation>已通过编译 {change} 检查（未计时）：{after}</translation>
     </message>
 </context>
 </TS>
