@@ -177,7 +177,8 @@ def test_oob_and_loop_texts():
     assert line.startswith(f"program 3 (3, 0, 0): load at line {_line_of(tr, 'tl.load(x_ptr')}, 24 lanes out of bounds")
     assert "near x_ptr" in line
     looped = demo_softmax_looped()
-    assert loop_label(looped, [4, 4], 1, 3, 4) == "step 3 of 4"
+    assert loop_label(looped, [4, 4], 1, 3, 4) == "step 4 of 4"  # the last step reads "4 of 4", never "3 of 4"
+    assert loop_label(looped, [4, 4], 1, 0, 4) == "step 1 of 4"
     assert loop_label(looped, [4], 0, None, 4).startswith("all iterations   —   loop at line ")
     assert loop_label(None, [], 0, None, 0) == ""
 

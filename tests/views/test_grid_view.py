@@ -205,7 +205,7 @@ def test_matmul_loop_slider_walks_the_a_and_b_tiles_along_k(qtbot, view):
     assert tile("a_ptr") == (0, 15, 16, 31, 256), "A's tile did not move right along K"
     assert tile("b_ptr") == (16, 31, 0, 15, 256), "B's tile did not move down along K"
     label = " ".join(w.text() for w in view.findChildren(QLabel))
-    assert "step 1 of 4" in label
+    assert "step 2 of 4" in label  # counted from 1, as a learner counts: the second of 4
     # with nothing selected, a step lights that iteration of every program
     view.unpin()
     view.hover_program(None)
@@ -235,7 +235,7 @@ def test_a_kernel_with_two_loops_lets_the_learner_pick_which_to_step(qtbot, view
     for name in ("in_ptr", "out_ptr"):
         rows, cols = np.nonzero(view.lit_elements(name))
         assert set(rows) == {3} and (cols.min(), cols.max(), cols.size) == (192, 199, 8), name
-    assert f"step 3 of the loop at line {pass2}" in view.hover_text()
+    assert f"step 4 of the loop at line {pass2}" in view.hover_text()  # the last of 4, counted from 1
 
 
 def test_atomics_of_several_programs_are_not_a_race(qtbot, view):
@@ -396,23 +396,24 @@ def big_trace():
 
 
 def test_large_trace_stays_interactive(qtbot, view, big_trace):
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     view.set_trace(big_trace)
-    set_s = time.perf_counter() - t0
+    set_s = time.thread_time() - t0
     rows, cols = view.program_grid_shape()  # folded to fill the grid's band of the view
     assert rows * cols >= 16384 > rows * (cols - 1) and cols > rows
     rows, cols = view.map_shape("x_ptr")  # rows of whole blocks, filling the map's panel
     assert cols % 128 == 0 and rows * cols >= 2**21 > (rows - 1) * cols
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     view.hover_program(16383)
-    hover_s = time.perf_counter() - t0
+    hover_s = time.thread_time() - t0
     assert np.flatnonzero(view.lit_elements("out_ptr")).tolist() == list(range(2**21 - 128, 2**21))
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     view.hover_element("x_ptr", 123456)
-    elem_s = time.perf_counter() - t0
+    elem_s = time.thread_time() - t0
     assert np.flatnonzero(view.highlighted_programs()).tolist() == [123456 // 128]
     # generous bounds (about 10× what a 2-core CI box measures): a regression to per-element
-    # Python loops would take seconds here
+    # Python loops would take seconds here. CPU time of this thread, not the wall clock: on a
+    # loaded machine other processes take the wall clock's seconds (6.8 s with two busy loops)
     assert set_s < 4.0, set_s
     assert hover_s < 0.3 and elem_s < 0.3, (hover_s, elem_s)
 

@@ -193,7 +193,7 @@ class LaunchPanel(QWidget):
         pw = self.recorded.per_wave
         pids = order[w * pw: (w + 1) * pw]
         self.wave_label.setText(translate("GridView", "wave {w} of {n}: programs {pids}").format(
-            w=w, n=self.recorded.n_waves, pids=_span(pids)))
+            w=w + 1, n=self.recorded.n_waves, pids=_span(pids)))  # counted from 1: "wave 4 of 4" is the last
         self.table.setText(launch_table(self.recorded, self.row_major, w))
         self._now.setValue(w)
 

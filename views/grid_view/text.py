@@ -67,7 +67,7 @@ def loop_label(trace: Trace | None, loop_steps: list[int], loop: int, step: int 
     where = "" if len(loop_steps) > 1 else "   —   " + translate("GridView", "loop at {where}").format(
         where=loop_name(trace, loop))
     shown = (translate("GridView", "all iterations") if step is None else
-             translate("GridView", "step {step} of {n}").format(step=step, n=n_steps))
+             translate("GridView", "step {step} of {n}").format(step=step + 1, n=n_steps))  # counted from 1
     return f"{shown}{where}"
 
 
@@ -135,7 +135,7 @@ def program_text(prep: PreparedTrace, pid: int, step: int | None, loop: int) -> 
             window=window_words(tr.window))
     head += "   " + translate("GridView", "wave {w}").format(w=int(np.asarray(prep.wave)[pos]))
     at = ("   " + translate("GridView", "(step {step} of the loop at {where})").format(
-        step=step, where=loop_name(tr, loop)) if step is not None else "")
+        step=step + 1, where=loop_name(tr, loop)) if step is not None else "")
     lines = [head + at]
     for p in prep.panels:
         line = _program_tensor_line(prep, p, pid, step)
