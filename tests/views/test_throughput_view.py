@@ -89,19 +89,20 @@ def test_wrong_answer_point_is_red(view):
 
 
 def test_thousand_points_stay_fast(view, record_property):
-    # breaks if adding a run costs a full redraw, or a 1000-point redraw/paint is slow
+    # breaks if adding a run costs a full redraw, or a 1000-point redraw/paint is slow (CPU time
+    # of this thread: a loaded machine's other processes take wall-clock time, not this)
     results = demo_run_results(1000)
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     for r in results:
         view.add_result(r)
-    t_add = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    t_add = time.thread_time() - t0
+    t0 = time.thread_time()
     view.flush()
-    t_flush = time.perf_counter() - t0
+    t_flush = time.thread_time() - t0
     view.grab()
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     view.grab()
-    t_paint = time.perf_counter() - t0
+    t_paint = time.thread_time() - t0
     record_property("add_1000_ms", round(t_add * 1e3, 1))
     record_property("flush_1000_ms", round(t_flush * 1e3, 1))
     record_property("paint_1000_ms", round(t_paint * 1e3, 1))
