@@ -177,6 +177,7 @@ class MainWindow(QMainWindow):
         self.picker.openFileRequested.connect(c.open_kernel_file)
         self.picker.reloadRequested.connect(c.open_kernel_file)
         self.panel.valuesChanged.connect(lambda _v: self.grid_pane.update_caption())
+        self.panel.backendChanged.connect(self.grid_pane.show_backend)  # the placeholder says where Trace records
         self.panel.validityChanged.connect(lambda _ok: self.actions.refresh())
         self.plots.sweepPointClicked.connect(c.offer_sweep_point)
 

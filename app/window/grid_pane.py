@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
+from kernels.data.backends import GPU
 from views import theme
 from views.grid_view import GridView
 from views.source_view import SourceView
@@ -54,6 +55,11 @@ class GridPane(QObject):
         self.grid_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.grid_placeholder.setWordWrap(True)
         self.grid_placeholder.setStyleSheet("color: #555; font-size: 11pt; padding: 40px;")
+        self._placeholder_gpu = translate(
+            "MainWindow",
+            "No trace yet.\n\nPress Trace (Ctrl+T) to record on the GPU which program touches which element of "
+            "which tensor.")
+        self._placeholder_interpreter = self.grid_placeholder.text()
         self.grid_stack = QStackedWidget()
         self.grid_stack.addWidget(self.grid_placeholder)
         self.grid_stack.addWidget(grid)
@@ -82,6 +88,10 @@ class GridPane(QObject):
         events.subscribe(SourceShown, lambda e: source.set_source(e.source, e.first_line))
         events.subscribe(TraceDrawing, self._draw)
         events.subscribe(TraceShown, self._on_trace_shown)
+
+    def show_backend(self, backend: str) -> None:
+        """Say in the placeholder where Trace will record: the GPU or the Triton interpreter."""
+        self.grid_placeholder.setText(self._placeholder_gpu if backend == GPU else self._placeholder_interpreter)
 
     def _on_kernel(self, e: KernelShown) -> None:
         if e.new:

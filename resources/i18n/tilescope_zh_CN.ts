@@ -2102,6 +2102,14 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <source>Grid</source>
         <translation>网格</translation>
     </message>
+    <message>
+        <source>No trace yet.
+
+Press Trace (Ctrl+T) to record on the GPU which program touches which element of which tensor.</source>
+        <translation>尚无追踪。
+
+按“追踪”（Ctrl+T）在 GPU 上记录哪个程序访问了哪个张量的哪个元素。</translation>
+    </message>
 </context>
 <context>
     <name>MessageBanner</name>
