@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from .advice import Advice, WhyRequest
 from .gpu_trace import GpuTraceResult
 from .layout import LayoutRequest, LayoutResult
+from .lessons.result import LessonResult
 from .region import RegionAnswer, RegionRequest
 from .results import RunRequest, RunResult, SweepRequest, SweepResult
 from .trace import TraceRequest, TraceResult
@@ -88,8 +89,7 @@ REQUESTS: tuple[RequestKind, ...] = (
                 long_running=True, timed_like_run=True),
     RequestKind("open_script", (dict,), (dict,), "a plain script captured (and reproducers written)",
                 long_running=True, timed_like_run=True, worker_only=True),
-    RequestKind("lesson_check", (tuple,), (object,),
-                "a learner's file checked against a lesson (kernels.lessons.result.LessonResult)",
+    RequestKind("lesson_check", (tuple,), (LessonResult,), "a learner's file checked against a lesson",
                 cancellable=True, long_running=True, timed_like_run=True, worker_only=True),
     _small("compile", (dict,), (tuple,), "compile facts for a chosen GPU target: (CompileFacts, notes)"),
     _small("plan_sweep", (SweepRequest,), (object,),

@@ -58,3 +58,26 @@ def test_a_kind_added_as_a_row_and_a_handler_also_runs_in_the_worker(capsys):
     assert main([*argv, "--timeout", "300"]) == 0
     there = capsys.readouterr().out
     assert "32 req  512 sect  16.0/req" in there and there == here
+
+
+def test_each_cheap_kind_answers_with_its_rows_result_type():
+    """The table's result column is what the handlers give (the ones that need no GPU and no file)."""
+    from kernels.data.layout import LayoutRequest
+    from kernels.data.results import SweepRequest
+    from kernels.data.trace import TraceRequest
+
+    values = {"N": 4096, "BLOCK_SIZE": 1024}
+    payloads = {
+        "infos": None,
+        "run": RunRequest("vector_add", values, backend="interpreter"),
+        "trace": TraceRequest("vector_add", values, workers=1),
+        "compile": {"kernel": "vector_add", "values": values, "target": "sm_90", "keep_asm": False},
+        "plan_sweep": SweepRequest("vector_add", values, {"BLOCK_SIZE": [256, 512]}, backend="interpreter",
+                                   mode="tune"),
+        "layout": LayoutRequest("vector_add", values),
+    }
+    state = EngineState()
+    for kind, payload in payloads.items():
+        result = handle(state, kind, payload)
+        assert isinstance(result, request_kind(kind).result), (kind, type(result))
+        assert getattr(result, "error", None) is None, (kind, result.error)
