@@ -33,6 +33,7 @@ from ..data.tuning.rank import fmt_ms, values_text
 from ..data.tuning.space import LAUNCH_OPTIONS
 from ..run.memory import InputPlan, plan_inputs
 from ..specs.spec import KernelSpec
+from . import standalone
 
 __all__ = ["LaunchShape", "autotune_text", "export_texts", "launch_shape", "top_configs", "triton_op_text"]
 
@@ -281,8 +282,41 @@ _LAUNCH = """def _launch(tensors, cfg):
     with resolve({interpreter!r}).activate(SPEC.kernels) as K:
         SPEC.run_launch(K, tensors, cfg)"""
 
+_LAUNCH_STANDALONE = """class _Options:
+    def __init__(self, k, extra):
+        self.k, self.extra = k, extra
+
+    def __getitem__(self, grid):
+        launch = self.k[grid]
+        return lambda *args, **kwargs: launch(*args, **{{**kwargs, **self.extra}})
+
+
+def _K(fn):
+    k = wrap_triton(fn) if _ON_GPU else fn  # a CPU tensor runs on the interpreter (no GPU here)
+    return _Options(k, EXTRA) if EXTRA else k
+
+
+def _launch(tensors, cfg):
+    if _LATE:  # Triton was imported before this module, not in interpreter mode
+        try:
+            from kernels.run.backends import resolve
+        except ImportError:
+            raise RuntimeError('no GPU here, and Triton was imported before this module without '
+                               'TRITON_INTERPRET=1: set it before importing triton') from None
+        with resolve({interpreter!r}).activate(_KERNELS) as K:
+            _SPEC_LAUNCH(K, tensors, cfg{grid})
+        return
+    _SPEC_LAUNCH(_K, tensors, cfg{grid})"""
+
+_SELF_CHECK_SPEC = """    try:
+        from kernels.sources.lookup import get_spec
+    except ImportError:
+        sys.exit("the check compares with Tilescope's reference: run it where Tilescope is installed")
+    SPEC = get_spec({spec_args})
+"""
+
 _SELF_CHECK = """def _self_check(argv):
-    values = {{**FIXED, **CONFIG, **dict(a.split('=', 1) for a in argv)}}
+{spec}    values = {{**FIXED, **CONFIG, **dict(a.split('=', 1) for a in argv)}}
     cfg = SPEC.config(values)
     device = 'cuda' if torch.cuda.is_available() else 'cpu'
     t = SPEC.make_inputs(dict(cfg), device, torch.Generator().manual_seed(0))
@@ -334,7 +368,12 @@ def triton_op_text(spec: KernelSpec, result: SweepResult, op_name: str | None = 
     rows = [f"    {values_text({n: result.points[i].values[n] for n in result.names})}"
             + (f" — {fmt_ms(result.points[i].timing.median_ms)}" if result.points[i].timing else "")
             for i in picks]
-    body = [f"    cfg = SPEC.config({{**FIXED, **CONFIG, {', '.join(cfg_items)}}})"]
+    try:
+        carried = standalone.carry(spec)
+    except standalone.Unportable as e:
+        carried, unportable = None, str(e)
+    cfg_text = f"{{**FIXED, **CONFIG, {', '.join(cfg_items)}}}"
+    body = [f"    cfg = SPEC.config({cfg_text})" if carried is None else f"    cfg = {cfg_text}"]
     if functional:
         dev = f"{first}.device" if first else "'cuda'"
         for o in b.outputs:
@@ -365,8 +404,46 @@ def triton_op_text(spec: KernelSpec, result: SweepResult, op_name: str | None = 
         "",
         "Shapes and dtype come from the tensors; the tuned values are CONFIG. CUDA tensors launch",
         "through wrap_triton (torch.compile sees the kernel); CPU tensors run on Triton's interpreter.",
+        *(["The kernel's source, its launcher and the grid are below: this module needs torch and",
+           "Triton only (Tilescope is needed by the check alone)."] if carried is not None else
+          [f"It imports Tilescope for the launch ({unportable})."]),
         "Check against the spec's reference: python <this file> [NAME=VALUE ...]",
         '"""',
+        *_head_lines(spec, user_file, extra, carried),
+        "#: the winner's tuned values: constexprs and launch options",
+        f"CONFIG = {config!r}",
+        "#: the values the sweep held (shapes and dtype are taken from the tensors at each call)",
+        f"FIXED = {fixed!r}",
+        *(["#: launch options passed besides the spec's parameters", f"EXTRA = {extra!r}"] if extra or carried
+          else []),
+        f"OUTPUTS = {tuple(b.outputs)!r}",
+        f"_DTYPES = {{{', '.join(f'torch.{k}: {v!r}' for k, v in _DTYPE_NAMES.items())}}}",
+        "",
+        "",
+        *(_LAUNCH.format(K="with_options(wrap_triton, EXTRA)" if extra else "wrap_triton", interpreter=INTERPRETER)
+          if carried is None else
+          _LAUNCH_STANDALONE.format(grid=", _grid(cfg)" if carried.takes_grid else "", interpreter=INTERPRETER)
+          + ("" if carried.grid is None else f"\n\n\ndef _grid(cfg):\n    return {carried.grid}")).splitlines(),
+        "",
+        "",
+        f"@triton_op({op!r}, mutates_args={() if functional else tuple(b.outputs)!r})",
+        f"def {fname}({', '.join(args)}) -> {ret}:",
+        f"    {spec.summary!r}",
+        *body,
+        "",
+        "",
+        *_SELF_CHECK.format(got=got, fname=fname, spec="" if carried is None else _SELF_CHECK_SPEC.format(
+            spec_args=f"{spec.name!r}{f', user_file={user_file!r}' if user_file else ''}")).splitlines(),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _head_lines(spec: KernelSpec, user_file: str | None, extra: Mapping[str, Any],
+                carried: standalone.Carry | None) -> list[str]:
+    """The module's imports: torch, Triton and the carried source; or Tilescope's spec."""
+    if carried is not None:
+        return [*standalone.HEAD.splitlines(), *standalone.carry_lines(carried), ""]
+    return [
         "import sys",
         "",
         "import torch",
@@ -382,28 +459,7 @@ def triton_op_text(spec: KernelSpec, result: SweepResult, op_name: str | None = 
         *(["from kernels.run.backends import with_options  # noqa: E402"] if extra else []),
         "",
         f"SPEC = get_spec({spec.name!r}{f', user_file={user_file!r}' if user_file else ''})",
-        "#: the winner's tuned values: constexprs and launch options",
-        f"CONFIG = {config!r}",
-        "#: the values the sweep held (shapes and dtype are taken from the tensors at each call)",
-        f"FIXED = {fixed!r}",
-        *(["#: launch options passed besides the spec's parameters", f"EXTRA = {extra!r}"] if extra else []),
-        f"OUTPUTS = {tuple(b.outputs)!r}",
-        f"_DTYPES = {{{', '.join(f'torch.{k}: {v!r}' for k, v in _DTYPE_NAMES.items())}}}",
-        "",
-        "",
-        *_LAUNCH.format(K="with_options(wrap_triton, EXTRA)" if extra else "wrap_triton",
-                       interpreter=INTERPRETER).splitlines(),
-        "",
-        "",
-        f"@triton_op({op!r}, mutates_args={() if functional else tuple(b.outputs)!r})",
-        f"def {fname}({', '.join(args)}) -> {ret}:",
-        f"    {spec.summary!r}",
-        *body,
-        "",
-        "",
-        *_SELF_CHECK.format(got=got, fname=fname).splitlines(),
     ]
-    return "\n".join(lines) + "\n"
 
 
 def export_texts(spec: KernelSpec, result: SweepResult, top: int = 5) -> dict[str, str]:
