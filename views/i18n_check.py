@@ -39,6 +39,7 @@ PROPER = {"Triton", "torch", "NaN", "Inf", "SMs", "GB", "TFLOP", "ms", "atol", "
           "max", "rms", "pid", "py", "ttir", "ttgir", "llir", "ptx", "sass", "Enter", "Shift", "Esc", "Ctrl",
           "fp16", "bf16", "fp32", "TF32", "warp", "Python", "Tilescope"}
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_VERSION = re.compile(r"\b\d+(?:\.\d+)+(?:[+.-][A-Za-z0-9.]+)?")
 
 
 def english_words(text: str, data: Iterable[str] = ()) -> list[str]:
@@ -46,6 +47,7 @@ def english_words(text: str, data: Iterable[str] = ()) -> list[str]:
     letters or more that are not in ``PROPER``, not all capitals (PASS, GPU, CPU), not
     identifiers (BLOCK_SIZE) and hold no digit (x0, fp32)."""
     plain = html.unescape(re.sub(r"<[^>]+>", " ", text))
+    plain = _VERSION.sub(" ", plain)  # "2.13.0+cpu", "3.6.0", "12.8": versions, not words
     for d in sorted(data, key=len, reverse=True):
         if d:
             plain = plain.replace(d, " ")

@@ -45,6 +45,7 @@ from kernels.data.params import Param, Rule, validate
 from kernels.data.results import KernelInfo
 
 from . import theme
+from .engine_words import engine_text
 from .i18n import translate
 from .kernel_texts import kernel_text
 from .preview import preview
@@ -431,6 +432,7 @@ class ParamPanel(QWidget):
     def set_gpu_available(self, available: bool, reason: str = "") -> None:
         """Enable or disable the GPU choice; when disabled, ``reason`` is its tooltip and a note."""
         self._gpu_available = bool(available)
+        reason = engine_text(reason)  # the engine's English, in the window's language
         self._gpu_reason = reason
         item = self.backend_combo.model().item(self.backend_combo.findData(GPU))
         item.setEnabled(self._gpu_available)

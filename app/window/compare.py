@@ -23,6 +23,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar
 
 from kernels.data.trace import Trace
+from views.engine_words import engine_text
 from views.grid_view import GridView
 from views.words import translate
 
@@ -80,7 +81,7 @@ class BackendCompare(QObject):
                        "programs whose outputs differ")
         w = self._worker
         if w is not None and not w.gpu_available:
-            return base + " — " + self.tr("needs a CUDA GPU: {why}").format(why=w.gpu_reason or self.tr("no CUDA device"))
+            return base + " — " + self.tr("needs a CUDA GPU: {why}").format(why=engine_text(w.gpu_reason) or self.tr("no CUDA device"))
         return base
 
     def refresh(self) -> None:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from kernels.data.params import ValidationError
 from kernels.data.results import KernelInfo
 from views import theme
+from views.kernel_texts import kernel_text
 
 from ..session import combinations_breaking_rules, parse_axis_values, sweep_default_values
 
@@ -46,7 +47,7 @@ class SweepDialog(QDialog):
 
     def __init__(self, info: KernelInfo, values: dict[str, Any], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(self.tr("Sweep {title}").format(title=info.title))
+        self.setWindowTitle(self.tr("Sweep {title}").format(title=kernel_text(info.title)))
         self._info = info
         self._values = dict(values)
         self._params = {p.name: p for p in info.params}

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QStackedWidget, QTabWidget
 
 from kernels.data.backends import INTERPRETER, is_interpreter
 from kernels.data.gpu_trace import Timeline
+from views.engine_words import engine_text
 from views.grid_view import GridView
 from views.param_panel import ParamPanel
 from views.timeline_view import TimelineView
@@ -68,7 +69,7 @@ class TimelineTab(QObject):
         if w is not None and not w.gpu_available:
             return self.tr("No timeline: this machine has no usable GPU ({why}). The schedule is read on the GPU "
                            "itself (each program's SM and clock), so choose the GPU backend on a machine with "
-                           "CUDA and press Trace.").format(why=w.gpu_reason or self.tr("no CUDA device"))
+                           "CUDA and press Trace.").format(why=engine_text(w.gpu_reason) or self.tr("no CUDA device"))
         if is_interpreter(self._traced_on):
             return self.tr("This trace ran under the interpreter, which has no SMs or clocks: choose the GPU "
                            "backend and press Trace to see when and where each program ran.")

@@ -3358,4 +3358,23 @@ Press Trace (Ctrl+T) to record on the GPU which program touches which element of
         <translation>已通过编译 {change} 检查（未计时）：{after}</translation>
     </message>
 </context>
+<context>
+    <name>Engine</name>
+    <message>
+        <source>this torch ({version}) is a CPU-only build</source>
+        <translation>此 torch（{version}）是仅支持 CPU 的版本</translation>
+    </message>
+    <message>
+        <source>torch sees no CUDA device (driver missing or no GPU visible)</source>
+        <translation>torch 看不到 CUDA 设备（缺少驱动或没有可见的 GPU）</translation>
+    </message>
+    <message>
+        <source>CUDA is installed but unusable: {error}</source>
+        <translation>已安装 CUDA，但无法使用：{error}</translation>
+    </message>
+    <message>
+        <source>torch is not importable ({error})</source>
+        <translation>无法导入 torch（{error}）</translation>
+    </message>
+</context>
 </TS>

@@ -40,13 +40,14 @@ def window_texts(win: MainWindow) -> list[tuple[str, str]]:
 
 
 def data_strings(win: MainWindow) -> list[str]:
-    """What the window shows as given, not as its own words: the catalog's kernel names, titles,
-    summaries and parameter names (English data of ``kernels/``), the kernel source's lines, the
-    lesson titles (their own Markdown files, keeping the English term beside the Chinese), and
-    why the worker has no GPU (its own words, e.g. "this torch (…+cpu) is a CPU-only build")."""
-    out: list[str] = [win.session.gpu_reason]
+    """What the window shows as given, not as its own words: the catalog's kernel names, teaching
+    texts and parameter names (English data of ``kernels/``), the kernel source's lines and the
+    lesson titles (their own Markdown files, keeping the English term beside the Chinese). The
+    catalog's titles and summaries and why the worker has no GPU are translated
+    (``views.kernel_texts``, ``views.engine_words``): the walk checks them."""
+    out: list[str] = []
     for info in win.session.infos.values():
-        out += [info.name, info.title, info.summary, info.teaching]
+        out += [info.name, info.teaching]
         out += [p.name for p in info.params]
     out += [ln.split("#")[0].strip() for ln in win.source.text().splitlines() if ln.strip()]
     out += [lesson.title("zh_CN") for lesson in list_lessons()]  # Markdown files, not Qt strings

@@ -65,3 +65,17 @@ def test_the_chinese_window_shows_kernel_titles_and_summaries_in_chinese(qtbot, 
     panel.set_kernel(mine)
     assert panel.title.text() == "My own kernel  ·  my_kernel"
     assert kernel_text("does a thing") == "does a thing"
+
+
+def test_why_there_is_no_gpu_is_said_in_chinese(qtbot, zh):
+    # breaks if the engine's "this torch (2.13.0+cpu) is a CPU-only build" reached the Chinese
+    # window in English, or a sentence no pattern knows were mangled instead of shown as it is
+    from views.engine_words import engine_text
+
+    panel = ParamPanel()
+    qtbot.addWidget(panel)
+    panel.set_kernel(next(i for i in load("kernel_infos") if i.name == "vector_add"))
+    panel.set_gpu_available(False, "this torch (2.13.0+cpu) is a CPU-only build")
+    note = panel.backend_note.text()
+    assert "2.13.0+cpu" in note and _CJK.search(note) and "CPU-only" not in note, note
+    assert engine_text("something else went wrong") == "something else went wrong"
