@@ -123,10 +123,12 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=".")
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--parts", default="processes,window,cli", help="which parts, comma-separated")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    for part in (processes, lambda: window_side(out, args.top), lambda: cli_profile(args.top)):
+    parts = {"processes": processes, "window": lambda: window_side(out, args.top), "cli": lambda: cli_profile(args.top)}
+    for part in (parts[p] for p in args.parts.split(",")):
         try:
             part()
         except Exception as e:  # noqa: BLE001 - the other parts still report
