@@ -97,6 +97,9 @@ def test_host_and_device_tensor_descriptors_rerun_and_trace():
         assert tuple(r.grid)[:2] == (6, 4)  # cdiv(M, BM), cdiv(N, BN): the descriptor's block follows BM
         tr = trace_spec(spec, {})
         assert not tr.oob and tr.grid == (3, 4, 1)
+    w = _writer(trace_spec(host, {}), "out_desc.base")  # descriptor stores are traced: tile (pm, pn) by pm + 3 pn
+    rows, cols = np.indices((96, 256))
+    assert (w.reshape(96, 256) == rows // 32 + 3 * (cols // 64)).all()
 
 
 def test_autotune_pre_hook_sets_the_descriptor_blocks_of_each_run():
