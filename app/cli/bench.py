@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from kernels.data.backends import is_gpu
+from kernels.data.backends import AUTO, CHOICES, is_gpu
 
 from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CliError, stderr_progress
 from .options import get_spec
@@ -20,7 +20,7 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("bench", help="benchmark kernels against torch (their bench cases)")
     p.add_argument("kernels", nargs="*", help="kernel names (or --all)")
     p.add_argument("--all", action="store_true", help="every kernel")
-    p.add_argument("--backend", "-b", default="auto", choices=("auto", "gpu", "interpreter"))
+    p.add_argument("--backend", "-b", default=AUTO, choices=CHOICES)
     p.add_argument("--no-autotune", action="store_true", help="do not try the autotune configs")
     p.add_argument("--file", "-f", metavar="PATH", help="a kernel file or plain Triton script")
     p.add_argument("--launch", type=int, default=1, metavar="N", help="with --file: its N-th launch (default 1)")

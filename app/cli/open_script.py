@@ -8,6 +8,8 @@ import argparse
 import os
 from typing import Any
 
+from kernels.data.backends import AUTO, CHOICES
+
 from .common import EXIT_OK, CliError, check_writable
 from .output import print_json
 from .remote import compute
@@ -18,7 +20,7 @@ __all__ = ["add_parser", "cmd_open", "format_capture"]
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("open", help="run a Triton script with its launches captured and list them")
     p.add_argument("file", help="a plain Triton script (as the tutorials write them) or a kernel file")
-    p.add_argument("--backend", "-b", default="auto", choices=("auto", "gpu", "interpreter"),
+    p.add_argument("--backend", "-b", default=AUTO, choices=CHOICES,
                    help="where the script's launches run while it is captured")
     p.add_argument("--budget", type=float, default=30.0, metavar="SECONDS",
                    help="stop the script after this long (its launches so far are kept)")

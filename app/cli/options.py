@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from kernels.data.backends import AUTO, CHOICES
+
 from .common import CliError
 
 __all__ = ["add_config_args", "add_value_args", "collect_values", "get_spec"]
@@ -95,7 +97,7 @@ def get_spec(args: argparse.Namespace) -> Any:
 def add_config_args(p: argparse.ArgumentParser, sweep: bool) -> None:
     """The options ``run`` and ``sweep`` share (a sweep takes comma-separated values)."""
     add_value_args(p, many=" (comma-separated values to sweep)" if sweep else "")
-    p.add_argument("--backend", "-b", default="auto", choices=("auto", "gpu", "interpreter"))
+    p.add_argument("--backend", "-b", default=AUTO, choices=CHOICES)
     p.add_argument("--seed", type=int, default=0, help="input random seed")
     p.add_argument("--file", "-f", metavar="PATH", help="a kernel file that registers the kernel")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
