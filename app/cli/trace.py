@@ -20,7 +20,7 @@ import json
 import sys
 from typing import Any
 
-from kernels.data.backends import GPU
+from kernels.data.backends import GPU, INTERPRETER
 
 from .common import EXIT_FAILED, EXIT_OK, CliError, check_writable, error_exit, stderr_progress
 from .options import add_value_args, collect_values, get_spec
@@ -41,7 +41,7 @@ def add_parser(subparsers: Any) -> None:
                               description=__doc__.split("\n\n")[0] if __doc__ else None)
     add_value_args(p, block=256, n=1000, launch_note=" (no effect under the interpreter)")
     p.add_argument("--seed", type=int, default=0, help="input random seed")
-    p.add_argument("--backend", "-b", default="interpreter", choices=("interpreter", "gpu"),
+    p.add_argument("--backend", "-b", default=INTERPRETER, choices=(INTERPRETER, GPU),
                    help="interpreter: replay on the CPU (default); gpu: an instrumented build of the kernel "
                         "records the maps on the GPU (every program, full size)")
     p.add_argument("--timeline", action="store_true",
