@@ -47,7 +47,7 @@ from ..interp import Interpreter, LaunchInfo, Observer, bind, constexpr_names, g
 from ..run.backends import Backend
 from . import descriptors, pointer_tables
 from .cuda_on_cpu import EMULATED_TARGET, cuda_on_cpu
-from .virtual_gpu import lacking
+from .virtual_gpu import after_error, lacking
 
 __all__ = ["LiveLaunch", "capture", "StopScript", "warm_kernel"]
 
@@ -635,5 +635,8 @@ def capture(path: str, backend: Backend, *, budget_s: float = 30.0, max_launches
     if not cap.live and not out.error and not out.stopped and vgpu is not None and vgpu.asked:
         printed = [ln for ln in out.log.splitlines() if ln.strip()]
         out.stopped = lacking(vgpu, printed[-1] if printed else "")  # a GPU the virtual one is not?
+    elif not cap.live and vgpu is not None and vgpu.asked and \
+            any(f": {t}:" in out.error for t in ("RuntimeError", "AssertionError", "NotImplementedError")):
+        out.error += after_error(vgpu)  # raised after asking what the GPU is: which one it was told
     out.notes = list(dict.fromkeys(cap.notes))
     return out, cap.live

@@ -37,7 +37,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["VIRTUAL_GPUS", "VirtualGPU", "chosen_gpu", "virtual_gpu", "ENV_VAR", "lacking"]
+__all__ = ["VIRTUAL_GPUS", "VirtualGPU", "chosen_gpu", "virtual_gpu", "ENV_VAR", "lacking", "after_error"]
 
 #: the environment variable that picks the virtual GPU (a key of ``VIRTUAL_GPUS``)
 ENV_VAR = "TILESCOPE_VIRTUAL_GPU"
@@ -323,14 +323,24 @@ def virtual_gpu(script: str, arch: str | None = None) -> Iterator[_Session]:
 _MISSING = object()
 
 
+def _another(g: VirtualGPU) -> str:
+    others = [a for a in VIRTUAL_GPUS if a != g.arch]
+    newer = [a for a in others if VIRTUAL_GPUS[a].cc > g.cc]
+    return f"{ENV_VAR}={(newer or others)[0]}" if others else ""
+
+
 def lacking(session: _Session, last_printed: str = "") -> str:
     """One line for a script that launched nothing after asking the virtual GPU what it is: which
     answer may have turned it away (the last thing it asked, with its line) and how to choose
     another GPU."""
     g = session.gpu
-    others = [a for a in VIRTUAL_GPUS if a != g.arch]
-    newer = [a for a in others if VIRTUAL_GPUS[a].cc > g.cc]
-    hint = f"{ENV_VAR}={(newer or others)[0]}" if others else ""
     said = f"; it printed: {last_printed.strip()[:160]}" if last_printed.strip() else ""
     return (f"it launched no Triton kernel after asking {session.asked[-1]} — the virtual GPU is {g.arch} "
-            f"({g.name}); to open it as on another GPU set {hint} (one of {', '.join(VIRTUAL_GPUS)}){said}")
+            f"({g.name}); to open it as on another GPU set {_another(g)} (one of {', '.join(VIRTUAL_GPUS)}){said}")
+
+
+def after_error(session: _Session) -> str:
+    """What to add to the error of a script that raised before its first launch, having asked the
+    virtual GPU what it is (``raise RuntimeError("requires a Blackwell GPU")``)."""
+    g = session.gpu
+    return f" (it had asked {session.asked[-1]}: the virtual GPU is {g.arch}, {g.name}; another: {_another(g)})"
