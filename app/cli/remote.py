@@ -143,7 +143,7 @@ def compute(kind: str, payload: Any, args: argparse.Namespace, *, progress: Any 
     if kind not in CLI_KINDS:
         raise ValueError(f"the command line does not send {kind!r} requests (CLI_KINDS)")
     if not uses_worker(args, kind):
-        return _here(args, kind, payload, progress, on_point)
+        return _in_this_process(args, kind, payload, progress, on_point)
     r = remote(args)
     file = getattr(args, "file", None)
     if file:
@@ -174,7 +174,7 @@ def plan_sweep(req: Any, args: argparse.Namespace) -> Any:
     """``kernels.engine.sweep.plan_sweep(req)`` — in the worker when the kernel is a user file's
     (the plan comes back without its ``spec``); a refusal raises the engine's TilescopeError."""
     if not getattr(args, "file", None):
-        return _here(args, "plan_sweep", req, None, None)
+        return _in_this_process(args, "plan_sweep", req, None, None)
     r = remote(args)
     r.load(args.file)
     try:
@@ -187,7 +187,7 @@ def plan_sweep(req: Any, args: argparse.Namespace) -> Any:
         raise err from None
 
 
-def _here(args: argparse.Namespace, kind: str, payload: Any, progress: Any, on_point: Any) -> Any:
+def _in_this_process(args: argparse.Namespace, kind: str, payload: Any, progress: Any, on_point: Any) -> Any:
     """``kind`` in this process, by the engine's handler (the command's engine state kept on ``args``)."""
     from kernels.engine.handlers import Call, EngineState, handle
 
