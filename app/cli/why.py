@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 from .common import EXIT_OK, error_exit
+from .layout import _quiet_exit
 from .options import add_value_args, collect_values, get_spec
 from .output import to_jsonable
 from .remote import compute
@@ -53,6 +54,7 @@ def cmd_why(args: argparse.Namespace) -> int:
                      try_changes=args.try_changes, backend=args.backend, seed=args.seed,
                      programs=max(1, args.programs))
     res = compute("why", req, args)
+    _quiet_exit()  # Triton's Gluon builder lists "leaked" objects at exit once a layout was read
     if res.error is not None:
         return error_exit(res.error, args.verbose)
     if args.json:

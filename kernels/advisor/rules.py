@@ -86,6 +86,8 @@ def spills(g: Gathered) -> list[Finding]:
                 alternatives.append({b: int(g.cfg[b]) // 2})
             else:
                 changes = {b: int(g.cfg[b]) // 2}
+    if "num_warps" in changes and alternatives:
+        alternatives.append({**changes, **alternatives[0]})  # both: more threads, and fewer values each
     text = (f"spread the values over more threads (num_warps {nw} -> {changes['num_warps']})" if "num_warps" in changes
             else "hold fewer values per thread: " + ", ".join(f"{k} {g.cfg[k]} -> {v}" for k, v in changes.items()))
     evidence = {"spill_bytes_per_thread": per_thread, "spill_instructions": n_sass, "registers": g.facts.n_regs}
