@@ -197,7 +197,7 @@ def test_only_tables_of_live_tensors_addresses_are_pointer_tables():
     a, b = torch.zeros(100), torch.zeros(7, 3)[:, 1]  # b: a strided view, addressed at its first element
     table = torch.tensor([a.data_ptr(), 0, b.data_ptr()])  # a null entry is allowed
     sizes = torch.tensor([100, 300, 7])  # small integers: sizes, not addresses
-    stale = torch.tensor([a.data_ptr(), a.data_ptr() + 10 * a.untyped_storage().nbytes()])  # one points nowhere
+    stale = torch.tensor([a.data_ptr(), (1 << 62) + 16])  # the second points at no storage
     found = pointer_tables.find({"table": table, "sizes": sizes, "stale": stale, "n": 3})
     assert [(r.name, r.offset) for r in found] == [("*table[0]", 0), ("*table[2]", 0)]
     assert found[0].tensor is a and found[1].tensor.data_ptr() == b.data_ptr()
