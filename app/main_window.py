@@ -178,6 +178,9 @@ class MainWindow(QMainWindow):
         self.picker.reloadRequested.connect(c.open_kernel_file)
         self.panel.valuesChanged.connect(lambda _v: self.grid_pane.update_caption())
         self.panel.backendChanged.connect(self.grid_pane.show_backend)  # the placeholder says where Trace records
+        for signal in (self.panel.valuesChanged, self.panel.backendChanged):  # a check of other values: stale
+            signal.connect(lambda *_: self.run_views.on_values(self.session.kernel, self.panel.values(),
+                                                                self.panel.backend()))
         self.panel.validityChanged.connect(lambda _ok: self.actions.refresh())
         self.plots.sweepPointClicked.connect(c.offer_sweep_point)
 

@@ -144,6 +144,15 @@ class CorrectnessView(QWidget):
         self.subtitle = QLabel(self.tr("No check yet."), self)
         self.subtitle.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.subtitle.setWordWrap(True)
+        # a check of another configuration than the panel's: still shown, greyed, and said so
+        self._stale = False
+        self.stale_label = QLabel(self.tr("stale: the parameters changed since this check — Run to check them"),
+                                  self)
+        self.stale_label.setObjectName("stale")
+        self.stale_label.setWordWrap(True)
+        self.stale_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stale_label.setStyleSheet("color: #8a6d00; font-weight: bold;")
+        self.stale_label.hide()
         self.output_combo = QComboBox(self)
         self.output_combo.setToolTip(self.tr("Which output tensor to show"))
         self.output_combo.currentIndexChanged.connect(self._on_output)
@@ -167,6 +176,7 @@ class CorrectnessView(QWidget):
         left = QVBoxLayout()
         left.addWidget(self.badge)
         left.addWidget(self.subtitle)
+        left.addWidget(self.stale_label)
         left.addWidget(self.output_combo)
         left.addLayout(form)
         left.addWidget(self.reason)
@@ -226,6 +236,8 @@ class CorrectnessView(QWidget):
     def set_check(self, check: CheckResult | None) -> None:
         """Show ``check`` (and its ``others`` through the output selector); None clears."""
         self._check = check
+        self._stale = False  # a new check is of the configuration that ran
+        self.stale_label.hide()
         self.output_combo.blockSignals(True)
         self.output_combo.clear()
         if check is not None:
@@ -235,6 +247,18 @@ class CorrectnessView(QWidget):
         self.output_combo.blockSignals(False)
         self.output_combo.setVisible(check is not None and bool(check.others))
         self._show(check)
+
+    def set_stale(self, stale: bool) -> None:
+        """Mark the check shown as made for another configuration than the one in the panel now
+        (True: the badge greyed and a line saying so; a PASS must not stand for values it never
+        checked), or current again. Nothing to mark without a check."""
+        self._stale = bool(stale) and self._check is not None
+        self.stale_label.setVisible(self._stale)
+        if self._shown is not None:
+            self._show(self._shown)
+
+    def is_stale(self) -> bool:
+        return self._stale
 
     def set_fold_width(self, width: int) -> None:
         """Row width used to fold 1-D outputs into an image (the grid view's width, default 64)."""
@@ -341,7 +365,7 @@ class CorrectnessView(QWidget):
             self.reason.setText("")
             self._set_map(None)
             return
-        colour = theme.PASS if c.passed else theme.FAIL
+        colour = "#9e9e9e" if self._stale else theme.PASS if c.passed else theme.FAIL
         self.badge.setText(self.tr("PASS") if c.passed else self.tr("FAIL"))
         self.badge.setStyleSheet(f"font-size: 26pt; font-weight: bold; color: white; background: {colour};"
                                  " border-radius: 8px;")

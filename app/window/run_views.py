@@ -28,6 +28,7 @@ class RunViews:
                  offer: Callable[[str, str, dict[str, Any], str], Any]) -> None:
         self.throughput, self.correctness, self.compile_view = throughput, correctness, compile_view
         self._link, self._offer = check_link, offer
+        self._checked: tuple[str, dict[str, Any], str] | None = None  # (kernel, values, backend) of the check shown
         throughput.pointClicked.connect(self._on_throughput_point)
         events.subscribe(KernelShown, self._on_kernel)
         events.subscribe(RunShown, self._on_run)
@@ -38,13 +39,27 @@ class RunViews:
         self.throughput.clear()
         self.throughput.set_metric(e.info.metric)
         self.correctness.set_check(None)
+        self._checked = None
         self.correctness.set_programs_for_elements(None)
         self.compile_view.set_facts(None, translate("MainWindow", "No run yet."))
+
+    def on_values(self, kernel: str | None, values: dict[str, Any], backend: str) -> None:
+        """The panel's configuration now: the check shown is marked stale unless it is of these
+        values (on the same kernel and backend)."""
+        ran = self._checked
+        if ran is None:
+            return
+        r_kernel, r_values, r_backend = ran
+        common = set(r_values) & set(values)
+        same = (kernel == r_kernel and backend == r_backend
+                and all(str(r_values[k]) == str(values[k]) for k in common))
+        self.correctness.set_stale(not same)
 
     def _on_run(self, e: RunShown) -> None:
         r = e.result
         self.throughput.add_result(r)
         self.correctness.set_check(r.check)
+        self._checked = (r.kernel, dict(r.values), r.backend) if r.check is not None else None
         if is_interpreter(r.backend):
             self.compile_view.set_facts(None)
         else:

@@ -639,6 +639,10 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <source>dim {d}</source>
         <translation>维 {d}</translation>
     </message>
+    <message>
+        <source>stale: the parameters changed since this check — Run to check them</source>
+        <translation>已过期：此检查之后参数已更改——请运行以检查新参数</translation>
+    </message>
 </context>
 <context>
     <name>GridView</name>
