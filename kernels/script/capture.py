@@ -45,7 +45,7 @@ from ..data.script import ScriptCapture
 from ..data.trace import OP_LOAD, OP_STORE
 from ..interp import Interpreter, LaunchInfo, Observer, bind, constexpr_names, grid3
 from ..run.backends import Backend
-from . import descriptors, pointer_tables
+from . import descriptors, global_state, pointer_tables
 from .cuda_on_cpu import EMULATED_TARGET, cuda_on_cpu
 from .virtual_gpu import after_error, lacking
 
@@ -606,8 +606,10 @@ def capture(path: str, backend: Backend, *, budget_s: float = 30.0, max_launches
     on_cpu = cuda_on_cpu(real) if backend.is_interpreter else contextlib.nullcontext()
     vgpu = None
     try:
-        with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log), on_cpu as vgpu, _patched(cap), \
-                _time_budget(budget_s):
+        # global_state.kept: what the script sets for the whole process (torch's default device,
+        # the environment, the working folder…) is put back after it, for the worker's later requests
+        with global_state.kept(cap.notes), contextlib.redirect_stdout(log), contextlib.redirect_stderr(log), \
+                on_cpu as vgpu, _patched(cap), _time_budget(budget_s):
             runpy.run_path(real, run_name="__main__")
     except _OutOfTime:
         out.stopped = f"stopped after {budget_s:g} s (the script was still running)"

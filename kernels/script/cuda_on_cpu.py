@@ -126,6 +126,11 @@ def cuda_on_cpu(script: str | None = None) -> Iterator[Any]:
     saved_active = cfg.__dict__.get("_active")
     saved_cuda = {name: getattr(torch.cuda, name) for name in ("synchronize", "current_device", "set_device",
                                                               "empty_cache", "get_device_name")}
+    # torch.set_default_device("cuda") in the script: the CPU instead, and undone before the mode
+    # below leaves (its device mode sits above ours on torch's stack, which unwinds in order)
+    saved_default = torch.set_default_device
+    saved_ctx = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
+    torch.set_default_device = lambda device: saved_default(_cpu(device))
     try:
         with (virtual_gpu(script) if script else contextlib.nullcontext()) as session:
             cfg._active = _StandInDriver(session.gpu if session is not None else None)
@@ -136,8 +141,13 @@ def cuda_on_cpu(script: str | None = None) -> Iterator[Any]:
                 torch.cuda.empty_cache = lambda: None
                 torch.cuda.get_device_name = lambda *a, **k: EMULATED_GPU["name"]
             with _CudaToCpu():
-                yield session
+                try:
+                    yield session
+                finally:
+                    if getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None) is not saved_ctx:
+                        saved_default(None if saved_ctx is None else saved_ctx.device)
     finally:
+        torch.set_default_device = saved_default
         cfg._active = saved_active
         for name, fn in saved_cuda.items():
             setattr(torch.cuda, name, fn)

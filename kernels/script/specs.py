@@ -29,7 +29,7 @@ from ..data.grid import grid_of
 from ..data.params import NUM_WARPS, Param, is_pow2
 from ..data.script import CapturedArg, CapturedLaunch
 from ..specs.spec import KernelSpec
-from . import descriptors, pointer_tables
+from . import descriptors, global_state, pointer_tables
 from .capture import LiveLaunch, _OutOfTime, _time_budget, warm_kernel
 from .cuda_on_cpu import cuda_on_cpu
 from .grid_rule import infer_grid_rule, is_stride
@@ -410,7 +410,7 @@ def _redrive(live: LiveLaunch, shapes: dict[str, tuple[int, ...]], device: Any,
         args[params[0]] = _Ctx()
     calls: list = []
     on_gpu = torch.device(device).type != "cpu"
-    with _launch_recorded_not_run(calls, on_gpu=on_gpu), \
+    with global_state.kept(), _launch_recorded_not_run(calls, on_gpu=on_gpu), \
             (contextlib.nullcontext() if on_gpu else cuda_on_cpu(live.wrapper.__code__.co_filename)), \
             contextlib.redirect_stdout(io.StringIO()):
         live.wrapper(**{k: args[k] for k in params if k in args})
