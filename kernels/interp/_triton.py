@@ -269,7 +269,8 @@ def prepared(kernel: Callable[..., Any], jit_fn: Any, bound: dict[str, Any], gri
             scopes.insert(0, _Restore(lambda: setattr(b, "options", saved_options)))
         # patched first, undone last: the helpers' patches (made later) are undone before it
         scopes.append(m._patch_lang(getattr(jit_fn, "fn", jit_fn)))
-        scopes.append(_gpu_only_twins(m))
+        if _may_need_gpu_only_twins(jit_fn):  # ~3 ms of patching: only where the file may call them
+            scopes.append(_gpu_only_twins(m))
         args = {name: value if name in consts else m._implicit_cvt(value) for name, value in bound.items()}
         b.set_grid_dim(*grid)
         gx, gy = int(grid[0]), int(grid[1])
@@ -427,6 +428,21 @@ def _extern_elementwise(m: Any) -> Callable[..., Any]:
             out = _NP_EXTERN[name](*[a.data for a in args])
         return m.TensorHandle(np.asarray(out).astype(m._get_np_dtype(scalar)), scalar)
     return create
+
+
+#: words in a kernel's (or a helper's) source that may reach libdevice or PDL
+_GPU_ONLY_WORDS = ("libdevice", "gdc_", "extern", "extra")
+
+
+def _may_need_gpu_only_twins(jit_fn: Any) -> bool:
+    """Does the kernel's file (its jit helpers' too, when they live there) mention libdevice or PDL?
+    A cheap test on the cached source lines; a file that cannot be read gets the twins."""
+    import linecache
+
+    code = getattr(getattr(jit_fn, "fn", jit_fn), "__code__", None)
+    lines = linecache.getlines(code.co_filename) if code is not None else []
+    text = "".join(lines) if lines else (getattr(jit_fn, "src", "") or "")
+    return not text or any(w in text for w in _GPU_ONLY_WORDS)
 
 
 def _gpu_only_twins(m: Any) -> Any:
