@@ -269,7 +269,7 @@ def prepared(kernel: Callable[..., Any], jit_fn: Any, bound: dict[str, Any], gri
             scopes.insert(0, _Restore(lambda: setattr(b, "options", saved_options)))
         # patched first, undone last: the helpers' patches (made later) are undone before it
         scopes.append(m._patch_lang(getattr(jit_fn, "fn", jit_fn)))
-        if _may_need_gpu_only_twins(jit_fn):  # ~3 ms of patching: only where the file may call them
+        if _may_need_gpu_only_twins(jit_fn):  # hundreds of attributes patched: only where the file may call them
             scopes.append(_gpu_only_twins(m))
         args = {name: value if name in consts else m._implicit_cvt(value) for name, value in bound.items()}
         b.set_grid_dim(*grid)
