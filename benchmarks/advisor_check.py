@@ -119,11 +119,15 @@ def measure_case(case: dict[str, Any], found: dict[str, Any], backend: str = "gp
     res = engine.sweep(SweepRequest(kernel=spec.name, base={k: v for k, v in cfg.items() if k not in keys}, axes={},
                                     backend=backend, mode="tune", configs=unique, torch_baseline=False,
                                     user_file=case["file"], remeasure_top=len(unique)))
-    times = {}
+    times, failed = {}, {}
     for p in res.points:
         key = json.dumps({k: p.values.get(k, cfg[k]) for k in keys}, sort_keys=True, default=str)
         if p.timing is not None and p.result.ok:
             times[key] = p.timing.median_ms
+        else:  # why a config gave no time: its error, or its check
+            r = p.result
+            failed[key] = (r.error.message if r.error is not None else
+                           f"check failed: {getattr(r.check, 'reason', '')}" if r.check is not None else p.pruned)
     k = (lambda c: json.dumps(c, sort_keys=True, default=str))
     cur, fixed = times.get(k(configs[0])), times.get(k(configs[-1]))
     tried = [(times[k(pick(c))], c) for c in cands if k(pick(c)) in times]
@@ -131,7 +135,8 @@ def measure_case(case: dict[str, Any], found: dict[str, Any], backend: str = "gp
                            "fixed_ms": fixed, "device": res.points[0].result.device if res.points else "",
                            "error": res.error.message if res.error is not None else None,
                            "first": found.get("first"), "ranked_first": found.get("ranked_first"),
-                           "proposal": found.get("proposal", "-"), "status": found.get("status")}
+                           "proposal": found.get("proposal", "-"), "status": found.get("status"),
+                           "failed": failed}
     if tried:
         best_ms, best = min(tried, key=lambda x: x[0])
         out["trial"] = {"changes": best, "measured": True, "current_ms": cur, "proposed_ms": best_ms}
@@ -147,8 +152,10 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         t = r.get("trial") or {}
         change = ", ".join(f"{k}={v}" for k, v in (t.get("changes") or {}).items())
-        if t.get("measured"):
+        if t.get("measured") and t.get("current_ms") and t.get("proposed_ms"):
             advice = f"measured: {change} {t['current_ms']:.3f} -> {t['proposed_ms']:.3f} ms"
+        elif t.get("measured"):
+            advice = f"measured: {change} {t.get('proposed_ms') or 0:.3f} ms; the current values gave no time"
         elif t.get("checked"):
             after = "finding gone" if (t.get("after") or {}).get("resolved") else json.dumps(t.get("after"))
             advice = f"checked by compiling {change}: {after}"
@@ -168,15 +175,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", metavar="PATH", help="append one JSON line per case")
     ap.add_argument("--md", action="store_true", help="print the markdown table at the end")
     ap.add_argument("--programs", type=int, default=1, help="programs sampled at each end of the grid")
-    ap.add_argument("--only", type=int, action="append", help="run only case N (0-based; repeatable)")
+    ap.add_argument("--only", type=int, action="append", help="run only case N (0-based; repeatable; in the order given)")
     args = ap.parse_args(argv)
     rows = []
     found = {}
     if args.found:
         found = {r["case"]: r for r in map(json.loads, Path(args.found).read_text().splitlines()) if r.get("case")}
-    for i, case in enumerate(CASES):
-        if args.only and i not in args.only:
-            continue
+    for i in args.only or range(len(CASES)):  # --only: those cases, in the order given
+        case = CASES[i]
         try:
             row = (measure_case(case, found.get(case["case"], {}), args.backend) if args.mode == "measure"
                    else check_case(case, args.mode == "gpu", args.programs))

@@ -15,8 +15,9 @@ decided on, so a user can check the reasoning.
 - ``vector_width``: a block too small for its threads: narrow or duplicated accesses, few bytes in
   flight (vector add at BLOCK_SIZE 64);
 - ``masked_lanes``: lanes switched off by masks (the interpreter trace);
-- ``l2_reuse``: a matmul-like grid in row-major order loads more distinct tiles per wave than L2
-  holds (tutorial 03's grouped order, by its GROUP_SIZE_M / BLOCK_M / BLOCK_N / M / N / K names);
+- ``l2_reuse``: a matmul-like grid whose program order makes it read so many A and B panels per
+  wave that the launch falls under the ridge (memory-bound) where a grouped order would not
+  (tutorial 03's grouped order, by its GROUP_SIZE_M / BLOCK_M / BLOCK_N / M / N / K names);
 - ``roofline``: on a GPU, the run's position against the measured copy and matmul roofs.
 """
 
@@ -25,6 +26,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from ..compile.facts import occupancy
 from ..data.advice import Finding, Proposal
@@ -40,7 +43,7 @@ SPILL_HIGH_BYTES = 64
 #: resident warps (% of the SM's maximum) under which an occupancy limiter is worth a finding
 OCCUPANCY_LOW_PCT = 25.0
 #: elements one thread holds in one access from which the warps finding is medium / high
-ELEMENTS_MEDIUM, ELEMENTS_HIGH = 32, 64
+ELEMENTS_MEDIUM, ELEMENTS_HIGH = 32, 256
 #: the tail: efficiency (programs / slots the waves take) under which it is medium / high
 TAIL_MEDIUM, TAIL_HIGH = 0.8, 0.6
 #: sector efficiency (ideal / actual) under which an access is high / medium, and the share of
@@ -225,60 +228,95 @@ def tail(g: Gathered) -> list[Finding]:
         shows="timeline", proposal=proposal)]
 
 
+def _panels(num_pid_m: int, num_pid_n: int, group: int, per_wave: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows and columns of tiles each wave touches (int64 [waves] each) under tutorial
+    03's grouped order with GROUP_SIZE_M ``group`` (1 = row-major)."""
+    pid = np.arange(num_pid_m * num_pid_n, dtype=np.int64)
+    in_group = group * num_pid_n
+    first = (pid // in_group) * group
+    size = np.minimum(num_pid_m - first, group)
+    rows = first + (pid % in_group) % size
+    cols = (pid % in_group) // size
+    wave = pid // per_wave
+    n_waves = int(wave[-1]) + 1 if pid.size else 0
+    r = np.bincount(np.unique(wave * num_pid_m + rows) // num_pid_m, minlength=n_waves)
+    c = np.bincount(np.unique(wave * num_pid_n + cols) // num_pid_n, minlength=n_waves)
+    return r.astype(np.int64), c.astype(np.int64)
+
+
 def grouped_wave_tiles(num_pid_m: int, num_pid_n: int, group: int, per_wave: int, wave: int = 0) -> tuple[int, int]:
     """(distinct rows of tiles, distinct columns of tiles) the programs of ``wave`` (``per_wave``
     programs each) touch under Triton tutorial 03's grouped order with GROUP_SIZE_M ``group``
     (1 = row-major): the A row panels and B column panels that wave must bring through L2."""
-    total = num_pid_m * num_pid_n
-    pids = range(wave * per_wave, min(total, (wave + 1) * per_wave))
-    rows, cols = set(), set()
-    in_group = group * num_pid_n
-    for pid in pids:
-        first = (pid // in_group) * group
-        size = min(num_pid_m - first, group)
-        rows.add(first + (pid % in_group) % size)
-        cols.add((pid % in_group) // size)
-    return len(rows), len(cols)
+    r, c = _panels(num_pid_m, num_pid_n, group, per_wave)
+    return int(r[wave]), int(c[wave])
 
 
 def _esize(g: Gathered) -> int:
     return {"fp16": 2, "bf16": 2, "fp32": 4, "fp8": 1}.get(str(g.cfg.get("dtype", "fp32")), 4)
 
 
+#: dense peak FLOP/s by compute capability major and math (data sheets: A100, H100 SXM, B200), and
+#: memory bandwidth (bytes/s); the ridge = peak / bandwidth. H100's figures for sm_90 (the H200's
+#: bandwidth is higher: its ridge lower, so a launch compute-bound here is compute-bound there)
+_PEAKS = {8: {"tensor": 312e12, "tf32": 156e12, "fma": 19.5e12, "bw": 2.0e12},
+          9: {"tensor": 989e12, "tf32": 495e12, "fma": 67e12, "bw": 3.35e12},
+          10: {"tensor": 2250e12, "tf32": 1100e12, "fma": 80e12, "bw": 8.0e12}}
+
+
+def _ridge(g: Gathered) -> float:
+    from ..compile.target import parse_target
+
+    peaks = _PEAKS.get(parse_target(g.target) // 10, _PEAKS[9])
+    dtype = str(g.cfg.get("dtype", "fp32"))
+    math_kind = "tensor" if dtype in ("fp16", "bf16", "fp8") else ("tf32" if g.cfg.get("TF32", True) else "fma")
+    return peaks[math_kind] / peaks["bw"]
+
+
 def l2_reuse(g: Gathered) -> list[Finding]:
+    """Bytes the launch must bring from DRAM in its program order, each wave's A and B panels read
+    once (L2 serves the rest of the wave) and nothing kept from one wave to the next, against the
+    FLOPs: below the target's ridge the order makes the launch memory-bound, and a grouped order
+    that needs far fewer bytes is proposed."""
     need = ("GROUP_SIZE_M", "BLOCK_M", "BLOCK_N", "M", "N", "K")
     if not all(k in g.cfg for k in need) or not g.facts.programs_per_sm:
         return []
     bm, bn, group = int(g.cfg["BLOCK_M"]), int(g.cfg["BLOCK_N"]), int(g.cfg["GROUP_SIZE_M"])
-    pm, pn = -(-int(g.cfg["M"]) // bm), -(-int(g.cfg["N"]) // bn)
+    m, n, k = int(g.cfg["M"]), int(g.cfg["N"]), int(g.cfg["K"])
+    pm, pn = -(-m // bm), -(-n // bn)
     per_wave = g.limits.n_sms * g.facts.programs_per_sm
-    panel = int(g.cfg["K"]) * _esize(g)
+    panel = k * _esize(g)
 
-    def wave_bytes(gs: int) -> tuple[int, int, int]:
-        r, c = grouped_wave_tiles(pm, pn, gs, per_wave)
-        return r, c, (r * bm + c * bn) * panel
+    def launch_bytes(gs: int) -> tuple[int, int, int, int]:
+        r, c = _panels(pm, pn, gs, per_wave)
+        return int(((r * bm + c * bn) * panel).sum()) + m * n * _esize(g), int(r[0]), int(c[0]), \
+            int((r[0] * bm + c[0] * bn) * panel)
 
-    rows, cols, now = wave_bytes(group)
-    other_group = 8 if group == 1 else group
-    best = min((wave_bytes(gs)[2], gs) for gs in sorted({1, 2, 4, 8, 16, other_group}) if gs <= max(1, pm))
+    now, rows, cols, wave_now = launch_bytes(group)
+    flops = 2 * m * n * k
+    ridge = _ridge(g)
+    if flops / now >= ridge:
+        return []  # compute-bound in this order already: its loads hide behind the math
+    best = min((launch_bytes(gs)[0], gs) for gs in sorted({1, 2, 4, 8, 16, 32, 64}) if gs <= max(1, pm))
+    if best[0] > 0.6 * now:
+        return []
     from ..compile.target import parse_target
 
     l2 = L2_BYTES.get(parse_target(g.target) // 10, 50 << 20)
-    if now <= l2 or best[0] > 0.6 * now:
-        return []
-    o_rows, o_cols, o_bytes = wave_bytes(best[1])
+    gb = 2**30
     return [Finding(
-        rule="l2_reuse", severity="high" if group == 1 else "medium",
-        title=(f"{'row-major' if group == 1 else f'GROUP_SIZE_M={group}'} order: each wave needs "
-               f"{now / 2**20:.0f} MB of A and B, L2 holds {l2 / 2**20:.0f} MB"),
-        detail=(f"the first wave of {per_wave} programs touches {rows} row panels of A and {cols} column panels of B "
-                f"({now / 2**20:.0f} MB over K); GROUP_SIZE_M={best[1]} would touch {o_rows} and {o_cols} "
-                f"({o_bytes / 2**20:.0f} MB)"),
-        evidence={"per_wave": per_wave, "a_panels": rows, "b_panels": cols, "wave_mb": round(now / 2**20, 1),
-                  "l2_mb": round(l2 / 2**20, 1), "grouped_mb": round(o_bytes / 2**20, 1), "group": group},
+        rule="l2_reuse", severity="high" if flops / best[0] >= ridge or best[0] <= 0.4 * now else "medium",
+        title=(f"{'row-major' if group == 1 else f'GROUP_SIZE_M={group}'} order: {now / gb:.1f} GB from DRAM, "
+               f"{flops / now:.0f} FLOP per byte under the ridge of {ridge:.0f}"),
+        detail=(f"a wave of {per_wave} programs touches {rows} row panels of A and {cols} column panels of B "
+                f"({wave_now / 2**20:.0f} MB; L2 holds {l2 / 2**20:.0f} MB); GROUP_SIZE_M={best[1]} would read "
+                f"{best[0] / gb:.1f} GB in all ({flops / best[0]:.0f} FLOP per byte)"),
+        evidence={"per_wave": per_wave, "a_panels": rows, "b_panels": cols, "wave_mb": round(wave_now / 2**20, 1),
+                  "l2_mb": round(l2 / 2**20, 1), "launch_gb": round(now / gb, 2), "grouped_gb": round(best[0] / gb, 2),
+                  "flop_per_byte": round(flops / now, 1), "ridge": round(ridge, 1), "group": group},
         shows="grid",
         proposal=Proposal(f"grouped program order (GROUP_SIZE_M {group} -> {best[1]}): neighbouring programs "
-                          "share panels of B while they are in L2", "launch", {"GROUP_SIZE_M": best[1]}))]
+                          "share panels of A and B while they are in L2", "launch", {"GROUP_SIZE_M": best[1]}))]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -311,8 +349,6 @@ def _block_efficiency(a: Any) -> float | None:
     offs = getattr(a.coalescing, "sample_offsets", None)
     if offs is None or offs.size == 0:
         return None
-    import numpy as np
-
     live = np.unique(offs[offs >= 0])
     if live.size == 0:
         return None

@@ -33,7 +33,7 @@ __all__ = ["RULES", "SEVERITIES", "SHOWS", "Advice", "Finding", "Proposal", "Tri
 SEVERITIES = ("high", "medium", "low", "info")
 
 #: the rules, in the order a tie in severity is broken (the likelier first cause first)
-RULES = ("spills", "uncoalesced", "occupancy", "warps", "tail", "l2_reuse", "vector_width", "masked_lanes",
+RULES = ("spills", "uncoalesced", "warps", "occupancy", "tail", "l2_reuse", "vector_width", "masked_lanes",
          "roofline")
 
 #: what shows a finding's evidence in the window

@@ -52,10 +52,11 @@ def test_vector_add_at_block_64_is_narrow_and_the_proposal_checks_out_on_the_tar
     assert any("needs GPU timing" in n for n in a.not_checked)
 
 
-def test_softmax_at_one_warp_blames_the_warps():
+def test_softmax_at_one_warp_blames_the_warps_first():
     a = advise(get_spec("softmax"), {"num_warps": 1, "M": 64, "N": 4096, "BLOCK_SIZE": 4096}, "sm_90", programs=2)
     first = a.first
-    assert first.rule == "warps" and first.severity == "high"
+    # medium: the H200 measured 1.12x between 1 warp and 4 on this shape (docs/benchmarks/advisor.md)
+    assert first.rule == "warps" and first.severity == "medium"
     assert first.evidence["elements_per_thread"] == 128
     assert first.proposal.changes == {"num_warps": 8}
 
@@ -126,24 +127,28 @@ def test_the_grouped_order_formula_matches_the_traced_tiles_per_wave():
             assert (rows, cols) == (int(traced.tiles[w, a_col]), int(traced.tiles[w, b_col]))
 
 
-def test_row_major_matmul_at_8192_cubed_overflows_l2_and_grouped_order_needs_far_less():
+def _l2_finding(vals: dict) -> list:
     spec = get_spec("matmul")
-    vals = {"M": 8192, "N": 8192, "K": 8192, "GROUP_SIZE_M": 1, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64,
-            "num_warps": 8, "num_stages": 3}
     cfg = spec.config(vals)
     limits = target_limits("sm_90")
     facts, _ = compile_for_target(spec, cfg, "sm_90", keep_asm=False, limits=limits)
-    g = Gathered(spec=spec, cfg=cfg, target="sm_90", facts=facts, limits=limits, n_programs=facts.n_programs)
-    (f,) = l2_reuse(g)
-    per_wave = 132 * facts.programs_per_sm
-    assert f.severity == "high" and f.evidence["per_wave"] == per_wave
-    assert f.evidence["b_panels"] == 64  # a row-major wave of >= 64 programs spans every column of tiles
-    assert f.evidence["wave_mb"] > f.evidence["l2_mb"]  # a wave's A and B panels do not stay in L2
-    assert f.evidence["grouped_mb"] < 0.6 * f.evidence["wave_mb"]
-    assert f.proposal.changes["GROUP_SIZE_M"] > 1
-    grouped = l2_reuse(Gathered(spec=spec, cfg={**cfg, "GROUP_SIZE_M": f.proposal.changes["GROUP_SIZE_M"]},
-                                target="sm_90", facts=facts, limits=limits, n_programs=facts.n_programs))
-    assert grouped == []
+    return l2_reuse(Gathered(spec=spec, cfg=cfg, target="sm_90", facts=facts, limits=limits,
+                             n_programs=facts.n_programs))
+
+
+def test_row_major_order_is_blamed_only_where_it_makes_the_launch_memory_bound():
+    # 128 x 128 tiles at 8192^3 fp16: even row-major, ~500 FLOP per byte from DRAM, over the sm_90
+    # ridge (~295): compute-bound, no finding (the H200 measured 1.855 ms row-major, 1.846 grouped)
+    assert _l2_finding({"M": 8192, "N": 8192, "K": 8192, "GROUP_SIZE_M": 1, "BLOCK_M": 128, "BLOCK_N": 128,
+                        "BLOCK_K": 64, "num_warps": 8, "num_stages": 3}) == []
+    # 16 x 16 tiles: a row-major wave spans every column panel of B -> under the ridge
+    vals = {"M": 8192, "N": 8192, "K": 8192, "GROUP_SIZE_M": 1, "BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16,
+            "num_warps": 1, "num_stages": 2}
+    (f,) = _l2_finding(vals)
+    assert f.severity == "high" and f.evidence["b_panels"] == 512  # 8192 / 16: every column of tiles
+    assert f.evidence["flop_per_byte"] < f.evidence["ridge"]
+    assert f.evidence["grouped_gb"] < 0.4 * f.evidence["launch_gb"]
+    assert _l2_finding({**vals, "GROUP_SIZE_M": f.proposal.changes["GROUP_SIZE_M"]}) == []
 
 
 @pytest.mark.parametrize("name", ["vector_add", "vector_mul", "gelu", "layernorm", "softmax", "softmax_looped",
