@@ -1020,10 +1020,6 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>（折行：每条带 {n} 列）</translation>
     </message>
     <message>
-        <source>(leading dims flattened)</source>
-        <translation>（前导维已展平）</translation>
-    </message>
-    <message>
         <source>⚠ {n} out-of-bounds lane</source>
         <translation>⚠ {n} 个越界通道</translation>
     </message>

@@ -54,13 +54,28 @@ def _inside(win, what: str) -> None:
                              f"the screen's {area.width()}x{area.height()}"
 
 
+def _outputs_on_screen(win) -> list[str]:
+    """The main output (the first tensor written) when its map's centre is off the grid's visible
+    area (a scroll away); [] when it is on screen. (LayerNorm's Mean and Rstd, written after Y,
+    may lie below the fold.)"""
+    grid = win.grid
+    glw, viewport = grid._glw, grid._scroll.viewport()
+    off = []
+    for p in [q for q in grid._prep.panels if "written" in q.role][:1]:
+        rect = glw.mapFromScene(grid._tile_plot(p.info.name).sceneBoundingRect()).boundingRect()
+        if not viewport.rect().contains(glw.mapTo(viewport, rect.center())):
+            off.append(p.info.name)
+    return off
+
+
 def _grid_share(win) -> float:
     return win.grid.width() * win.grid.height() / (win.width() * win.height())
 
 
 def test_the_first_start_fills_the_screen_and_never_passes_it(qapp, win):
-    # breaks if the first start opened at 1600x1000 on a 1366x768 screen, or a trace widened the
-    # window past the screen (attention's loop chooser did: 1721 px)
+    # breaks if the first start opened at 1600x1000 on a 1366x768 screen, a trace widened the
+    # window past the screen (attention's loop chooser did: 1721 px), or an output's map (vector
+    # add's out_ptr, attention's Out) was below the fold
     _settle(qapp)
     area = win.screen().availableGeometry()
     assert (win.width(), win.height()) == (area.width(), area.height())
@@ -75,6 +90,7 @@ def test_the_first_start_fills_the_screen_and_never_passes_it(qapp, win):
         _settle(qapp)
         _inside(win, f"the trace of {name}")
         assert _grid_share(win) >= 0.45, f"{name}: the grid has {100 * _grid_share(win):.0f}% of the window"
+        assert not _outputs_on_screen(win), f"{name}: output maps a scroll away: {_outputs_on_screen(win)}"
 
 
 def test_dock_actions_and_launch_order_keep_it_on_screen(qapp, win):

@@ -35,6 +35,7 @@ __all__ = ["GridCanvas", "PlotSlot"]
 
 GRID_CELL_MAX = 48  # px: program cells no taller than this
 MAP_MIN_1D, MAP_MIN_2D = 96, 190  # px: the least height of a map before the view scrolls
+MAP_TIGHT_2D = 140  # px: ... of a row of 2-D maps when the maps would not all fit otherwise
 LABEL_LIMIT = 300  # labels per plot at most
 LIT_FRAME_BELOW_PX = 4  # px: lit elements thinner than this on screen get a frame
 
@@ -369,12 +370,19 @@ class GridCanvas:
                 weights[i] = 2.2
         left = max(0, room - sum(fixed.values()))
         total_w = sum(weights.values()) or 1.0
+        # rows of 2-D maps may shrink to MAP_TIGHT_2D before the view scrolls: on a laptop every map
+        # (attention's V and Out under Q and K) is then on screen, the output too
+        n2 = sum(1 for i, row in enumerate(rows) if i not in fixed and not is_strip(prep.panels[row[0]]))
+        n1 = len(weights) - n2
+        least_2d = MAP_MIN_2D
+        if n2 and n2 * MAP_MIN_2D + n1 * MAP_MIN_1D > left:
+            least_2d = max(MAP_TIGHT_2D, (left - n1 * MAP_MIN_1D) // n2)
         heights = []
         for i, row in enumerate(rows):
             if i in fixed:
                 heights.append(fixed[i])
             else:
-                least = MAP_MIN_1D if is_strip(prep.panels[row[0]]) else MAP_MIN_2D
+                least = MAP_MIN_1D if is_strip(prep.panels[row[0]]) else least_2d
                 heights.append(max(least, int(left * weights[i] / total_w)))
         return heights
 

@@ -285,24 +285,26 @@ def grid_title(prep: PreparedTrace) -> str:
 
 def panel_title(p: Panel, warn_colour: str) -> str:
     """Rich-text title of a tile map: name, shape, dtype, role; out-of-bounds lanes in
-    ``warn_colour``. A map beside others gets two lines: the layout cannot shrink a title."""
-    shape = "×".join(str(s) for s in (p.full or p.info).shape) or translate("GridView", "scalar")
+    ``warn_colour``. A map beside others gets two lines (name, shape and dtype; role and notes):
+    the layout cannot shrink a title, and a long one pushed its neighbour off a laptop's screen."""
+    full = (p.full or p.info).shape
+    shape = "×".join(str(s) for s in full) or translate("GridView", "scalar")
+    if len(full) > 2:  # drawn with its leading dimensions flattened: say as what
+        shape += f" → {int(np.prod(full[:-1]))}×{int(full[-1])}"
     role = " + ".join(_word(w) for w in p.role.split(" + "))
     title = f"<b>{p.info.name}</b> [{shape}] {p.info.dtype}{' — ' if is_strip(p) else '<br>'}{role}"
     kr, kc = p.cell  # in elements, never in drawn cells
+    notes = []
     if p.folded and p.rows > 1:
-        title += " <span style='color:#777'>" + translate("GridView", "(rows of {n})").format(
-            n=p.cols * kc) + "</span>"
+        notes.append(translate("GridView", "(rows of {n})").format(n=p.cols * kc))
     elif p.fold.kind == WRAP_ROWS:
-        title += " <span style='color:#777'>" + translate("GridView", "(wrapped: {n} rows per column)").format(
-            n=p.fold.chunk * kr) + "</span>"
+        notes.append(translate("GridView", "(wrapped: {n} rows per column)").format(n=p.fold.chunk * kr))
     elif p.fold.kind == WRAP_COLS:
-        title += " <span style='color:#777'>" + translate("GridView", "(wrapped: {n} columns per band)").format(
-            n=p.fold.chunk * kc) + "</span>"
-    if len((p.full or p.info).shape) > 2:
-        title += " <span style='color:#777'>" + translate("GridView", "(leading dims flattened)") + "</span>"
+        notes.append(translate("GridView", "(wrapped: {n} columns per band)").format(n=p.fold.chunk * kc))
     if p.coarse:
-        title += " <span style='color:#777'>(" + cell_words(p) + ")</span>"
+        notes.append("(" + cell_words(p) + ")")
+    if notes:  # after the role (a third line would run into the top axis: the title's room is two)
+        title += " <span style='color:#777'>" + " ".join(notes) + "</span>"
     if p.n_oob:
         lanes = (translate("GridView", "⚠ {n} out-of-bounds lane") if p.n_oob == 1 else
                  translate("GridView", "⚠ {n} out-of-bounds lanes")).format(n=p.n_oob)
