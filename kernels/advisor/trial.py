@@ -91,9 +91,10 @@ def check_on_target(g: Gathered, f: Finding) -> Trial | None:
                        + ("; " + "; ".join(notes) if notes else "")))
 
 
-def measure(g: Gathered, f: Finding, sweep: Callable[[Any], Any]) -> Trial | None:
-    """Time the current values and each candidate on the GPU through the engine's tune sweep
-    (``sweep(SweepRequest) -> SweepResult``): the best passing candidate against the current."""
+def measure(g: Gathered, f: Finding, sweep: Callable[[Any], Any], backend: str = "gpu") -> Trial | None:
+    """Time the current values and each candidate on ``backend`` (the GPU; the interpreter times
+    only wall clock, for tests of this path) through the engine's tune sweep (``sweep(SweepRequest)
+    -> SweepResult``): the best passing candidate against the current."""
     from ..data.results import SweepRequest
 
     cands = candidates(f)
@@ -103,8 +104,9 @@ def measure(g: Gathered, f: Finding, sweep: Callable[[Any], Any]) -> Trial | Non
     current = {k: g.cfg[k] for k in keys}
     configs = [current] + [{k: c.get(k, g.cfg[k]) for k in keys} for c in cands]
     base = {k: v for k, v in g.cfg.items() if k not in keys}
-    res = sweep(SweepRequest(kernel=g.spec.name, base=base, axes={}, backend="gpu", mode="tune",
-                             configs=configs, torch_baseline=False, user_file=getattr(g.spec, "origin", None)))
+    origin = getattr(g.spec, "origin", "catalog")
+    res = sweep(SweepRequest(kernel=g.spec.name, base=base, axes={}, backend=backend, mode="tune",
+                             configs=configs, torch_baseline=False, user_file=None if origin in ("catalog", "") else origin))
     if getattr(res, "error", None) is not None and not res.points:
         return Trial(changes=cands[0], note=f"the sweep failed: {res.error.message}")
     times: dict[tuple, tuple[float, bool]] = {}
@@ -122,5 +124,5 @@ def measure(g: Gathered, f: Finding, sweep: Callable[[Any], Any]) -> Trial | Non
         return Trial(changes=cands[0], current_ms=now[0], note="no candidate passed its check")
     (ms, passed), change = min(ok, key=lambda x: x[0][0])
     return Trial(changes={k: v for k, v in change.items() if v != current[k]}, measured=True, current_ms=now[0],
-                 proposed_ms=ms, passed=passed, before=dict(f.evidence), backend="gpu",
-                 note=f"tune sweep on the GPU: {len(configs)} configs, the fastest re-measured interleaved")
+                 proposed_ms=ms, passed=passed, before=dict(f.evidence), backend=backend,
+                 note=f"tune sweep on {backend}: {len(configs)} configs, the fastest re-measured interleaved")

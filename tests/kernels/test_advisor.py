@@ -163,3 +163,32 @@ def test_a_bad_value_comes_back_as_an_error_not_an_exception():
     a = why(WhyRequest(kernel="vector_add", values={"BLOCK_SIZE": "banana"}))
     assert a.error is not None and a.findings == []
     assert np.isfinite(tail_efficiency(1, 132, 1)[1])
+
+
+def test_the_mini_sweep_measures_the_candidates_against_the_current_values():
+    """The GPU path of a trial (kernels.advisor.trial.measure) through the engine's real tune
+    sweep, here on the interpreter (wall-clock times, which only a GPU makes meaningful): the
+    trial is marked measured, and its times are the sweep's for the current values and the
+    fastest passing candidate."""
+    from kernels.advisor.gather import gather
+    from kernels.advisor.rules import vector_width
+    from kernels.advisor.trial import candidates, measure
+    from kernels.engine.sweep import sweep
+
+    g = gather(get_spec("vector_add"), {"BLOCK_SIZE": 64, "N": 4096}, "sm_90", programs=1)
+    (f,) = vector_width(g)
+    seen = []
+
+    def recording_sweep(req):
+        res = sweep(req)
+        seen.append(res)
+        return res
+
+    t = measure(g, f, recording_sweep, backend="interpreter")
+    assert t.measured and t.passed and t.backend == "interpreter"
+    times = {p.values["BLOCK_SIZE"]: p.timing.median_ms for p in seen[0].points if p.result.ok}
+    assert set(times) == {64, *(c["BLOCK_SIZE"] for c in candidates(f))}
+    assert t.current_ms == times[64]
+    assert t.proposed_ms == min(v for k, v in times.items() if k != 64)
+    assert t.changes["BLOCK_SIZE"] in {c["BLOCK_SIZE"] for c in candidates(f)}
+    assert t.gain == pytest.approx(t.current_ms / t.proposed_ms)
