@@ -118,7 +118,7 @@ def measure_case(case: dict[str, Any], found: dict[str, Any], backend: str = "gp
     unique = [c for i, c in enumerate(configs) if c not in configs[:i]]
     res = engine.sweep(SweepRequest(kernel=spec.name, base={k: v for k, v in cfg.items() if k not in keys}, axes={},
                                     backend=backend, mode="tune", configs=unique, torch_baseline=False,
-                                    user_file=case["file"], remeasure_top=len(unique)))
+                                    user_file=case["file"], remeasure_top=len(unique), prune=False))
     times, failed = {}, {}
     for p in res.points:
         key = json.dumps({k: p.values.get(k, cfg[k]) for k in keys}, sort_keys=True, default=str)

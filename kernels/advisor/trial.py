@@ -105,8 +105,11 @@ def measure(g: Gathered, f: Finding, sweep: Callable[[Any], Any], backend: str =
     configs = [current] + [{k: c.get(k, g.cfg[k]) for k in keys} for c in cands]
     base = {k: v for k, v in g.cfg.items() if k not in keys}
     origin = getattr(g.spec, "origin", "catalog")
+    # prune=False: the current values run even where the sweep's estimate says they cannot fit (it
+    # prunes a 256x128 fp32 accumulator at 4 warps, which does run: it spills)
     res = sweep(SweepRequest(kernel=g.spec.name, base=base, axes={}, backend=backend, mode="tune",
-                             configs=configs, torch_baseline=False, user_file=None if origin in ("catalog", "") else origin))
+                             configs=configs, torch_baseline=False, prune=False, remeasure_top=len(configs),
+                             user_file=None if origin in ("catalog", "") else origin))
     if getattr(res, "error", None) is not None and not res.points:
         return Trial(changes=cands[0], note=f"the sweep failed: {res.error.message}")
     times: dict[tuple, tuple[float, bool]] = {}
