@@ -165,10 +165,21 @@ class LessonView(Retranslating, QWidget):
             split.setStretchFactor(split.count() - 1, stretch)
         split.setSizes([230, 470, 660])
         split.setChildrenCollapsible(False)
+        self._split = split
         self.lesson_list.setMinimumWidth(150)
         self.lesson_list.setWordWrap(True)
         self.lesson_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         column(self, (split, 1))
+
+    #: below this width the list, the statement and the editor stack top to bottom (a panel docked
+    #: beside the grid on a laptop is ~340 px wide: side by side, the editor got a sliver)
+    NARROW_PX = 720
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        want = Qt.Orientation.Vertical if self.width() < self.NARROW_PX else Qt.Orientation.Horizontal
+        if self._split.orientation() != want:
+            self._split.setOrientation(want)
 
     # ------------------------------------------------------------------ public API
     def language(self) -> str:
