@@ -54,8 +54,46 @@ def worker_command(python: str, nice: int = 0) -> list[str]:
     machine with few cores keeps its time slices."""
     lower = f"import os; os.nice({nice}); " if nice and hasattr(os, "nice") else ""
     boot = (f"{lower}import sys; sys.path.insert(0, {_ROOT!r}); "
+            "from app.worker_process import become_subreaper; become_subreaper(); "
             "from app.worker import main; sys.exit(main())")
     return [python, "-c", boot]
+
+
+def become_subreaper() -> bool:
+    """Run in the worker first thing (Linux): processes orphaned below it — the grandchild of a
+    double fork that left the session with ``setsid()`` — become its children instead of init's,
+    so the worker and its parent can still find and end them. False where there is no such thing."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def descendants(pid: int) -> list[Any]:
+    """Every process below ``pid`` now (psutil objects: their identity is checked before a kill,
+    so a pid reused meanwhile is left alone); [] without psutil or once ``pid`` is gone."""
+    try:
+        import psutil
+
+        return psutil.Process(pid).children(recursive=True)
+    except Exception:  # noqa: BLE001 - no psutil, or the process is gone: the process group still is ended
+        return []
+
+
+def end_all(procs: list[Any]) -> None:
+    """SIGKILL each process still running (a setsid() child has left the worker's process group,
+    so ``killpg`` does not reach it)."""
+    for p in procs:
+        try:
+            if p.is_running():
+                p.kill()
+        except Exception:  # noqa: BLE001 - gone already, or not ours to end
+            pass
 
 
 class WorkerProcess:
@@ -104,12 +142,15 @@ class WorkerProcess:
         self.outbox.put(frame)
 
     def kill(self) -> None:
-        """SIGKILL the worker and everything in its process group."""
+        """SIGKILL the worker, everything in its process group and every process below it (one
+        that left the group with ``setsid()`` too)."""
+        strays = descendants(self.pid)
         self.kill_group()
         try:
             self.popen.kill()
         except OSError:
             pass
+        end_all(strays)
 
     def kill_group(self) -> None:
         """SIGKILL the worker's process group: the worker, if alive, and whatever it forked (a
@@ -130,6 +171,7 @@ class WorkerProcess:
     def stop(self, timeout: float) -> None:
         """Ask the worker to shut down; terminate, then kill it if it has not gone in ``timeout``."""
         self.retired = True
+        strays = descendants(self.pid)  # now: once the worker is gone they belong to init
         try:
             self.outbox.put(encode(Request(0, 0, "shutdown", None)))
         except PayloadError:
@@ -145,6 +187,7 @@ class WorkerProcess:
                 self.kill()
                 self.popen.wait()
         self.kill_group()  # what the worker forked and left running
+        end_all(strays)  # and what left its group (setsid)
         # close our ends once their threads are done (closing under a blocked read could hang; a
         # grandchild that inherited stderr may keep it open a little longer)
         for name, stream in (("reader", self.popen.stdout), ("stderr", self.popen.stderr)):

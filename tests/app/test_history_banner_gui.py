@@ -29,6 +29,7 @@ time.sleep(600)
 """
 
 
+@pytest.mark.timeout(1200)  # deadlines of minutes: a worker start and a run on a loaded machine
 def test_a_run_made_while_the_history_is_locked_is_said_on_the_banner_and_saved_after(qapp, tmp_path):
     w = make_window(tmp_path)
     w.show()

@@ -78,6 +78,7 @@ def win(qapp, home):
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.timeout(900)
 def test_window_is_up_before_the_worker_and_says_so(qapp, home):
     # The learner sees the window at once, with a "starting worker…" note and a disabled Run,
     # instead of a frozen screen while torch and triton load in the worker.
@@ -193,6 +194,7 @@ def test_sweep_dialog_fills_the_sweep_plot_one_point_per_value(qtbot, win):
     wait_until(lambda: win.history.count() >= 6, 5, "the sweep's rows")
 
 
+@pytest.mark.timeout(1800)  # its waits are deadlines of minutes (a worker restart on a loaded machine)
 def test_worker_killed_mid_sweep_keeps_points_and_resumes(qtbot, win):
     # The worker dies (a segfault, the OOM killer): the points done are kept and the sweep can
     # be resumed from where it stopped, not from the start.
