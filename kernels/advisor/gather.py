@@ -77,6 +77,7 @@ class Gathered:
     layout: Any = None  # kernels.data.layout.LayoutResult over the first programs
     masks: MaskSample | None = None
     run: Any = None  # kernels.data.results.RunResult on a GPU
+    timeline: Any = None  # kernels.data.gpu_trace.Timeline on a GPU: each program's SM and time
     not_checked: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -249,11 +250,12 @@ def _mask_sample(g: Gathered, seed: int, k: int) -> MaskSample:
 
 
 def gather(spec: Any, values: dict[str, Any], target: str = "sm_90", *, seed: int = 0, programs: int = 8,
-           run_on_gpu: Any = None, cancel: Any = None) -> Gathered:
+           run_on_gpu: Any = None, timeline_on_gpu: Any = None, cancel: Any = None) -> Gathered:
     """Gather the facts for ``spec`` at ``values`` (defaults fill the rest), compiled for
     ``target``; the interpreter samples ``programs`` programs at each end of the grid.
     ``run_on_gpu(cfg) -> RunResult`` (the engine's run, handed in by the request's handler: the
-    advisor sits below the engine) adds the GPU timing. Raises ValidationError for bad values,
+    advisor sits below the engine) adds the GPU timing, ``timeline_on_gpu(cfg) -> Timeline`` (a GPU
+    trace's schedule) the measured tail. Raises ValidationError for bad values,
     CompileError when the kernel does not compile."""
     from ..compile.target import compile_for_target
 
@@ -267,6 +269,8 @@ def gather(spec: Any, values: dict[str, Any], target: str = "sm_90", *, seed: in
              ("spills", lambda: _add_spills(g, seed) if _spilled(g) else None)]
     if run_on_gpu is not None:
         steps.append(("timing", lambda: setattr(g, "run", run_on_gpu(dict(g.cfg)))))
+    if timeline_on_gpu is not None:
+        steps.append(("timeline", lambda: setattr(g, "timeline", timeline_on_gpu(dict(g.cfg)))))
     for name, step in steps:
         if cancel is not None and cancel():
             g.not_checked.append(f"{name}: cancelled")

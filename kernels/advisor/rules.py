@@ -10,7 +10,7 @@ decided on, so a user can check the reasoning.
 - ``warps``: too few warps for the block: each thread holds many elements (a softmax row at one
   warp);
 - ``tail``: the last wave of programs leaves most of the GPU idle (the grid formula and the
-  occupancy; the measured timeline is not read yet);
+  occupancy; on a GPU the measured timeline: the SMs' busy share);
 - ``uncoalesced``: a global access moves more 32-byte sectors than its bytes need (layout engine);
 - ``vector_width``: a block too small for its threads: narrow or duplicated accesses, few bytes in
   flight (vector add at BLOCK_SIZE 64);
@@ -33,7 +33,8 @@ from ..compile.facts import occupancy
 from ..data.advice import Finding, Proposal
 from .gather import Gathered
 
-__all__ = ["L2_BYTES", "RULE_FUNCTIONS", "block_params", "grouped_wave_tiles", "run_rules", "tail_efficiency"]
+__all__ = ["L2_BYTES", "RULE_FUNCTIONS", "block_params", "grouped_wave_tiles", "measured_tail", "run_rules",
+           "tail_efficiency"]
 
 #: L2 bytes by compute capability major (A100 40 MB, H100/H200 50 MB, B200 126 MB; data sheets)
 L2_BYTES = {8: 40 << 20, 9: 50 << 20, 10: 126 << 20, 12: 96 << 20}
@@ -197,13 +198,43 @@ def _grid_of(g: Gathered, cfg: dict[str, Any]) -> int:
     return int(math.prod(grid))
 
 
+def measured_tail(tl: Any) -> dict[str, float]:
+    """From a GPU timeline (``kernels.data.gpu_trace.Timeline``): ``sm_busy`` = SM-time some
+    program ran (each SM's intervals merged) over SMs x span; ``tail_share`` = the time after the
+    last program started (nothing left to dispatch) over the span; ``tail_busy`` = the SMs' busy
+    share during that tail."""
+    span = float(tl.span_ns)
+    t0 = float(tl.start_ns.min()) if tl.n_programs else 0.0
+    tail_start = float(tl.start_ns.max()) if tl.n_programs else 0.0
+    busy = tail_busy = 0.0
+    for sm in np.unique(tl.sm):
+        sel = tl.sm == sm
+        order = np.argsort(tl.start_ns[sel], kind="stable")
+        starts, ends = tl.start_ns[sel][order].astype(float), tl.end_ns[sel][order].astype(float)
+        cur_s, cur_e = starts[0], ends[0]
+        for a, b in [*zip(starts[1:], ends[1:], strict=True), (math.inf, math.inf)]:
+            if a > cur_e:  # a gap: close the merged interval
+                busy += cur_e - cur_s
+                tail_busy += max(0.0, cur_e - max(cur_s, tail_start))
+                cur_s, cur_e = a, b
+            else:
+                cur_e = max(cur_e, b)
+    end = t0 + span
+    return {"sm_busy": busy / (tl.n_sms * span) if span else 1.0,
+            "tail_share": (end - tail_start) / span if span else 0.0,
+            "tail_busy": tail_busy / (tl.n_sms * (end - tail_start)) if end > tail_start else 1.0}
+
+
 def tail(g: Gathered) -> list[Finding]:
     pps = g.facts.programs_per_sm or 0
     n, sms = g.n_programs, g.limits.n_sms
     if pps <= 0 or n <= 0:
         return []
     w, eff = tail_efficiency(n, sms, pps)
-    if w <= 1.0 or eff >= TAIL_MEDIUM:
+    measured = measured_tail(g.timeline) if g.timeline is not None and g.timeline.n_programs else None
+    if measured is not None:  # the GPU's own schedule decides, not the formula
+        eff = measured["sm_busy"]
+    if (measured is None and w <= 1.0) or eff >= TAIL_MEDIUM:
         return []
     last = w - math.floor(w) or 1.0
     candidates = []
@@ -218,14 +249,21 @@ def tail(g: Gathered) -> list[Finding]:
                         + " or ".join(", ".join(f"{k} -> {v}" for k, v in c.items()) for c in candidates[:3]),
                         "launch", candidates[0], tuple(candidates[1:3])) if candidates else \
         Proposal("split each program's work (a smaller block, or a persistent loop over tiles)")
+    evidence: dict[str, Any] = {"programs": n, "sms": sms, "programs_per_sm": pps, "waves": round(w, 3),
+                                "last_wave_full": round(last, 3), "efficiency": round(eff, 3)}
+    if measured is None:
+        title = f"{w:.2f} waves: the last keeps {last:.0%} of the GPU busy"
+        how = (f"{math.ceil(w)} waves of which the last is {last:.0%} full, so {1 - eff:.0%} of the slots idle "
+               "(formula; a GPU trace with its timeline measures it)")
+    else:
+        evidence.update({k: round(v, 3) for k, v in measured.items()})
+        title = f"the SMs were busy {eff:.0%} of the launch; its tail took {measured['tail_share']:.0%} of the time"
+        how = (f"measured on the GPU: after the last program started ({measured['tail_share']:.0%} of the span) the "
+               f"SMs were {measured['tail_busy']:.0%} busy; the formula gives {w:.2f} waves")
     return [Finding(
-        rule="tail", severity="high" if eff < TAIL_HIGH else "medium",
-        title=f"{w:.2f} waves: the last keeps {last:.0%} of the GPU busy",
-        detail=(f"{n:,} programs on {sms} SMs x {pps} per SM: {math.ceil(w)} waves of which the last is {last:.0%} "
-                f"full, so {1 - eff:.0%} of the slots idle (formula; the measured timeline is not read)"),
-        evidence={"programs": n, "sms": sms, "programs_per_sm": pps, "waves": round(w, 3),
-                  "last_wave_full": round(last, 3), "efficiency": round(eff, 3)},
-        shows="timeline", proposal=proposal)]
+        rule="tail", severity="high" if eff < TAIL_HIGH else "medium", title=title,
+        detail=f"{n:,} programs on {sms} SMs x {pps} per SM: {how}", evidence=evidence, shows="timeline",
+        needs_gpu=measured is not None, proposal=proposal)]
 
 
 def _panels(num_pid_m: int, num_pid_n: int, group: int, per_wave: int) -> tuple[np.ndarray, np.ndarray]:

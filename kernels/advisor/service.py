@@ -28,11 +28,12 @@ GPU_ONLY = ("roofline position (needs GPU timing against the measured roofs)",
 
 def advise(spec: Any, values: dict[str, Any] | None = None, target: str = "sm_90", *, try_changes: bool = False,
            seed: int = 0, programs: int = 8, run_on_gpu: Callable[[dict], Any] | None = None,
-           sweep: Callable[[Any], Any] | None = None, cancel: Any = None) -> Advice:
+           sweep: Callable[[Any], Any] | None = None, timeline_on_gpu: Callable[[dict], Any] | None = None,
+           cancel: Any = None) -> Advice:
     """Gather the facts, run every rule, sort the findings, and (``try_changes``) try each launch
     proposal: measured through ``sweep`` when given (a GPU), else compiled for the target."""
     g = gather(spec, dict(values or {}), target, seed=seed, programs=programs, run_on_gpu=run_on_gpu,
-               cancel=cancel)
+               timeline_on_gpu=timeline_on_gpu, cancel=cancel)
     on_gpu = run_on_gpu is not None
     advice = Advice(kernel=spec.name, values={k: v for k, v in g.cfg.items() if not str(k).startswith("_")},
                     target=target, backend="gpu" if on_gpu else "interpreter", source_file=g.source_file,
@@ -58,14 +59,16 @@ def advise(spec: Any, values: dict[str, Any] | None = None, target: str = "sm_90
 
 
 def why(request: WhyRequest, run_on_gpu: Callable[[dict], Any] | None = None,
-        sweep: Callable[[Any], Any] | None = None, cancel: Any = None) -> Advice:
+        sweep: Callable[[Any], Any] | None = None, timeline_on_gpu: Callable[[dict], Any] | None = None,
+        cancel: Any = None) -> Advice:
     """Serve a ``WhyRequest``; never raises."""
     from ..sources.lookup import get_spec
 
     try:
         spec = get_spec(request.kernel, request.user_file)
         advice = advise(spec, request.values, request.target, try_changes=request.try_changes, seed=request.seed,
-                        programs=request.programs, run_on_gpu=run_on_gpu, sweep=sweep, cancel=cancel)
+                        programs=request.programs, run_on_gpu=run_on_gpu, sweep=sweep,
+                        timeline_on_gpu=timeline_on_gpu, cancel=cancel)
     except Exception as e:  # noqa: BLE001 - every failure is reported
         advice = Advice(kernel=request.kernel, values=dict(request.values), target=request.target,
                         backend=request.backend, error=to_error_info(e, "advising"))

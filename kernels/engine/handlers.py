@@ -283,7 +283,15 @@ def _why(state: EngineState, payload: Any, call: Call) -> Any:
     def sweep(request: Any) -> Any:
         return engine.sweep(request, progress=call.progress, cancel=call.cancel)
 
-    return why(payload, run_on_gpu=run_on_gpu, sweep=sweep, cancel=call.cancel)
+    def timeline_on_gpu(cfg: dict) -> Any:  # the schedule only: a light build, no maps
+        from ..data.trace import TraceRequest
+        from ..gpu_trace import serve_trace
+
+        res = serve_trace(TraceRequest(payload.kernel, cfg, seed=payload.seed, user_file=payload.user_file,
+                                       backend=GPU, timeline=True, maps=False), cancel=call.cancel)
+        return getattr(res, "timeline", None)
+
+    return why(payload, run_on_gpu=run_on_gpu, sweep=sweep, timeline_on_gpu=timeline_on_gpu, cancel=call.cancel)
 
 
 HANDLERS: dict[str, Callable[[EngineState, Any, Call], Any]] = {

@@ -192,3 +192,31 @@ def test_the_mini_sweep_measures_the_candidates_against_the_current_values():
     assert t.proposed_ms == min(v for k, v in times.items() if k != 64)
     assert t.changes["BLOCK_SIZE"] in {c["BLOCK_SIZE"] for c in candidates(f)}
     assert t.gain == pytest.approx(t.current_ms / t.proposed_ms)
+
+
+def test_the_measured_timeline_decides_the_tail_on_a_gpu():
+    """133 programs of 1 µs on 132 SMs, the 133rd after the first on SM 0: the SMs are busy
+    133 / 264 of the span, and the whole second half is the tail (a schedule of known answer)."""
+    from kernels.advisor.rules import measured_tail, tail
+    from kernels.data.gpu_trace import Timeline
+
+    sm = np.r_[np.arange(132), 0].astype(np.int32)
+    start = np.r_[np.zeros(132), 1000].astype(np.int64)
+    tl = Timeline(grid=(133, 1, 1), sm=sm, start_ns=start, end_ns=start + 1000, n_sms=132, programs_per_sm=1)
+    m = measured_tail(tl)
+    assert m["sm_busy"] == pytest.approx(133 / 264) and m["tail_share"] == pytest.approx(0.5)
+    assert m["tail_busy"] == pytest.approx(1 / 132)
+    # the same grid on the GPU with a balanced schedule: no tail finding, whatever the formula says
+    vals = {"M": 896, "N": 4864, "K": 64, "BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "num_warps": 8,
+            "num_stages": 3}
+    spec = get_spec("matmul")
+    cfg = spec.config(vals)
+    limits = target_limits("sm_90")
+    facts, _ = compile_for_target(spec, cfg, "sm_90", keep_asm=False, limits=limits)
+    g = Gathered(spec=spec, cfg=cfg, target="sm_90", facts=facts, limits=limits, n_programs=133, timeline=tl)
+    (f,) = tail(g)
+    assert f.severity == "high" and f.needs_gpu and f.evidence["sm_busy"] == pytest.approx(133 / 264, abs=1e-3)
+    even = Timeline(grid=(133, 1, 1), sm=sm, start_ns=np.zeros(133, np.int64), end_ns=np.full(133, 1000, np.int64),
+                    n_sms=132, programs_per_sm=1)  # SM 0 ran two at once: nothing idled
+    assert tail(Gathered(spec=spec, cfg=cfg, target="sm_90", facts=facts, limits=limits, n_programs=133,
+                         timeline=even)) == []
