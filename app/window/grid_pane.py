@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from kernels.data.backends import GPU
+from kernels.data.grid import grid_of, n_programs
 from views import theme
 from views.grid_view import GridView
 from views.source_view import SourceView
@@ -98,6 +99,8 @@ class GridPane(QObject):
             self.source.set_source(e.info.source, e.info.source_first_line)
             self.grid_stack.setCurrentWidget(self.grid_placeholder)
             self.trace_caption.hide()
+        if self._session.trace is None or e.new:
+            self._show_launch_grid()
 
     def _draw(self, e: TraceDrawing) -> None:
         # prepared on a thread and drawn in short steps (a 4096-program trace would otherwise hold
@@ -125,7 +128,7 @@ class GridPane(QObject):
     def update_caption(self) -> None:
         tr = self._session.trace
         if tr is None:
-            self.trace_caption.hide()
+            self._show_launch_grid()
             return
         text, stale = trace_caption(tr, self._session.info(tr.kernel), self._values())
         self.trace_caption.setText(text)
@@ -133,6 +136,25 @@ class GridPane(QObject):
         if self.trace_caption.styleSheet() != style:  # a style sheet re-polishes: ~5 ms each time
             self.trace_caption.setStyleSheet(style)
         self.trace_caption.show()
+
+    def _show_launch_grid(self) -> None:
+        """Before any trace: the program grid the launch will have, from the kernel's grid
+        expressions and the panel's values (``cdiv(N, BLOCK_SIZE)`` = 4096 programs)."""
+        info = self._session.info()
+        text = ""
+        if info is not None and info.grid_exprs:
+            try:
+                grid = grid_of(info.grid_exprs, self._values())
+            except Exception:  # noqa: BLE001 - a value being typed: no grid to show yet
+                grid = None
+            if grid is not None:
+                text = translate("MainWindow", "Before any trace: grid ({exprs}) = {dims}: {n} programs").format(
+                    exprs=", ".join(info.grid_exprs), dims=" × ".join(str(g) for g in grid),
+                    n=f"{n_programs(grid):,}")
+        self.trace_caption.setText(text)
+        if self.trace_caption.styleSheet() != "color: #333;":
+            self.trace_caption.setStyleSheet("color: #333;")
+        self.trace_caption.setVisible(bool(text))
 
     def _on_access_line(self, line: int) -> None:
         if line >= 0:

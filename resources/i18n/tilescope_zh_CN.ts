@@ -2110,6 +2110,10 @@ Press Trace (Ctrl+T) to record on the GPU which program touches which element of
 
 按“追踪”（Ctrl+T）在 GPU 上记录哪个程序访问了哪个张量的哪个元素。</translation>
     </message>
+    <message>
+        <source>Before any trace: grid ({exprs}) = {dims}: {n} programs</source>
+        <translation>追踪之前：网格 ({exprs}) = {dims}：{n} 个程序</translation>
+    </message>
 </context>
 <context>
     <name>MessageBanner</name>

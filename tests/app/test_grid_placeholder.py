@@ -21,3 +21,23 @@ def test_the_placeholder_follows_the_backend(qapp, tmp_path):
     finally:
         win.close()
         win.deleteLater()
+
+
+def test_before_any_trace_the_launch_grid_is_shown_from_its_expression(qapp, tmp_path):
+    # breaks if the grid a launch will have were known only after a trace (the panel's values and
+    # the kernel's grid expression say it: cdiv(N, BLOCK_SIZE) programs)
+    from real_window import wait_ready, wait_until
+
+    win = make_window(tmp_path)
+    win.show()
+    try:
+        wait_ready(win)
+        assert win.select_kernel("vector_add", {"BLOCK_SIZE": 256, "N": 1000})
+        caption = win.grid_pane.trace_caption
+        wait_until(lambda: "4 programs" in caption.text(), 5, "the grid before a trace")
+        assert caption.isVisibleTo(win) and "cdiv(N, BLOCK_SIZE)" in caption.text() and "4 × 1 × 1" in caption.text()
+        win.set_param_values({"BLOCK_SIZE": 128})
+        wait_until(lambda: "8 programs" in caption.text(), 5, "the grid following BLOCK_SIZE")
+    finally:
+        win.close()
+        win.deleteLater()
