@@ -3,6 +3,7 @@ process (a local Ray is started per process, so each run pays Ray's and its work
 
     python benchmarks/ray_sweep.py cpu                # interpreter: here vs 2 Ray CPU workers
     python benchmarks/ray_sweep.py gpu --out r.json   # matmul 4096^3 fp16, 96 configs: --gpus 0 vs 0,1
+    python benchmarks/ray_sweep.py gpu --warm --out r.json   # in one process: no Ray, Ray 2 and 1 workers
 
 For each setup it runs the CLI with ``--json`` ``--repeat`` times and records the process's wall
 time, the engine's phases (``total``, ``bench``, ``remeasure``), the winner and the Ray notes; it
@@ -53,9 +54,19 @@ def run_once(sweep: list[str], extra: list[str]) -> dict:
             "notes": [n for n in d.get("notes", []) if "Ray" in n]}
 
 
-def warm_runs(sweep_args: list[str], repeat: int) -> dict:
-    """The same sweeps in this one process, each setup ``repeat`` times: after the first, Ray and
-    its workers are up (what the window's worker sees from its second Ray sweep on)."""
+#: in one process (--warm): (name, extra arguments, sweeps); Ray stays up between setups, the
+#: actors are started anew when the worker count changes; Triton's cache is shared, so every Ray
+#: setup after the first one-device sweep finds its configs compiled
+WARM_SETUPS = {
+    "cpu": [("here, one point at a time", [], 3), ("Ray, 2 CPU workers", ["--ray", "local", "--ray-workers", "2"], 3)],
+    "gpu": [("one GPU, no Ray", [], 1), ("Ray, 2 GPU workers", ["--gpus", "all", "--ray-workers", "2"], 2),
+            ("Ray, 1 GPU worker", ["--gpus", "all", "--ray-workers", "1"], 2)],
+}
+
+
+def warm_runs(device: str, sweep_args: list[str], out_path: Path | None) -> dict:
+    """The sweeps of ``WARM_SETUPS[device]`` in this one process (what the window's worker sees
+    from its second Ray sweep on); the figures are written after every sweep."""
     sys.path.insert(0, str(ROOT))
     from app.cli import build_parser
     from app.cli.options import get_spec
@@ -63,20 +74,27 @@ def warm_runs(sweep_args: list[str], repeat: int) -> dict:
     from kernels.engine import ray_sweep
     from kernels.engine.sweep import sweep
 
-    out = {}
-    for name, extra in SETUPS["cpu"]:
+    out: dict = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "nproc": os.cpu_count(),
+                 "sweep": " ".join(sweep_args), "runs": {}}
+    for name, extra, repeat in WARM_SETUPS[device]:
         args = build_parser().parse_args(["sweep", *sweep_args, *extra])
         req, _ = _request(args, get_spec(args))
-        req_kernel = req.kernel
-        totals = []
         for _ in range(repeat):
             t0 = time.perf_counter()
             res = sweep(req)
-            totals.append(round(time.perf_counter() - t0, 2))
-            assert res.error is None, res.error
-            print(f"{name} ({req_kernel}, in one process): {totals[-1]} s, winner {res.points[res.best].values}",
+            wall = round(time.perf_counter() - t0, 2)
+            order = sorted(res.ranking, key=lambda e: e.rank)[:3]
+            row = {"wall_s": wall, "phases": {k: round(v, 2) for k, v in res.phases.items()},
+                   "error": res.error.message if res.error else None,
+                   "ok": sum(1 for p in res.points if p.result.ok), "points": len(res.points),
+                   "top3": [(res.points[e.index].values, round(e.median_ms, 4), round(e.p20_ms, 4), round(e.p80_ms, 4))
+                            for e in order], "notes": [n for n in res.notes if "Ray" in n]}
+            out["runs"].setdefault(name, []).append(row)
+            print(f"{name}: {wall} s, {row['ok']}/{row['points']} ok, top {row['top3'][:1]} {row['error'] or ''}",
                   flush=True)
-        out[name] = totals
+            out["loadavg"] = os.getloadavg()
+            if out_path is not None:
+                out_path.write_text(json.dumps(out, indent=1, default=str))
     ray_sweep.shutdown(ray_too=True)
     return out
 
@@ -86,15 +104,12 @@ def main() -> int:
     ap.add_argument("device", choices=tuple(SETUPS))
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--out", type=Path)
-    ap.add_argument("--warm", action="store_true", help="cpu: every sweep in this one process (Ray kept up)")
+    ap.add_argument("--warm", action="store_true", help="every sweep in this one process (Ray kept up): WARM_SETUPS")
     args = ap.parse_args()
-    if args.warm:
-        got = warm_runs(CPU_SWEEP, args.repeat)
-        if args.out:
-            args.out.write_text(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                                            "loadavg": os.getloadavg(), "warm": got}, indent=1))
-        return 0
     sweep = CPU_SWEEP if args.device == "cpu" else GPU_SWEEP
+    if args.warm:
+        warm_runs(args.device, sweep, args.out)
+        return 0
     out = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "nproc": os.cpu_count(),
            "loadavg": os.getloadavg(), "runs": {}}
     for name, extra in SETUPS[args.device]:
