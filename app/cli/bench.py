@@ -24,6 +24,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--no-autotune", action="store_true", help="do not try the autotune configs")
     p.add_argument("--file", "-f", metavar="PATH", help="a kernel file or plain Triton script")
     p.add_argument("--launch", type=int, default=1, metavar="N", help="with --file: its N-th launch (default 1)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="with --file: work in a worker process and stop it after SECONDS (a file or kernel "
+                        "that never returns cannot hang the command)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
 

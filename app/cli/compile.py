@@ -25,6 +25,9 @@ def add_parser(sub: Any) -> None:
                    help="the GPU to compile for: sm_80, sm_89, sm_90, sm_100, … or a name (H100, B200)")
     p.add_argument("--file", "-f", metavar="PATH", help="a kernel file or plain Triton script")
     p.add_argument("--show", choices=_TEXTS, help="print this text of the compile (ttir … sass)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="with --file: work in a worker process and stop it after SECONDS (a file or kernel "
+                        "that never returns cannot hang the command)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_compile)
 

@@ -12,7 +12,10 @@ from .common import EXIT_FAILED, EXIT_OK, CliError
 from .output import print_json
 from .remote import compute
 
-__all__ = ["add_parser", "cmd_lesson"]
+__all__ = ["DEFAULT_LESSON_TIMEOUT_S", "add_parser", "cmd_lesson"]
+
+#: how long ``check`` waits for the learner's file when no --timeout is given (the window's)
+DEFAULT_LESSON_TIMEOUT_S = 120.0
 
 
 def add_parser(sub: Any) -> None:
@@ -22,6 +25,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("path", nargs="?", help="start: the folder for the starter file; check: your file")
     p.add_argument("--lang", default="en", help="en or zh_CN")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help=f"check: stop your file after SECONDS (default {DEFAULT_LESSON_TIMEOUT_S:g}, the window's "
+                        "run timeout); a file that never returns cannot hang the command")
     p.set_defaults(func=cmd_lesson)
 
 
@@ -50,7 +56,10 @@ def cmd_lesson(args: argparse.Namespace) -> int:
     if args.action == "start":
         print(f"wrote {L.write_starter(info.name, args.path)}")
         return EXIT_OK
-    # the learner's file is their code: it runs in a worker, never here (app.cli.remote)
+    # the learner's file is their code: it runs in a worker, never here (app.cli.remote), and
+    # always under a timeout (it may never return)
+    if args.timeout is None:
+        args.timeout = DEFAULT_LESSON_TIMEOUT_S
     result = compute("lesson_check", (info.name, os.path.abspath(args.path), args.lang), args)
     if args.json:
         print_json({k: v for k, v in vars(result).items() if k not in ("trace", "reference_trace")})
