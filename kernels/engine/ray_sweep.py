@@ -17,8 +17,10 @@ run here instead of one after another:
 
 Ray is optional (``pip install -e ".[cluster]"``): ``available()`` says whether it is installed;
 the sweep refuses a cluster request without it, and sweeps without one never import it.
-Each config compiles at its first launch inside the actor that runs it (in parallel across
-actors); the compile-ahead pool of a one-GPU sweep is not used inside the actors.
+On a GPU each worker starts with every n-th point and compiles them ahead in threads on its host's
+CPU cores (the one-GPU sweep's ``CompilePool``) while its GPU benchmarks the ones compiled; a
+worker done with its own takes points from the longest queue left (Triton's cache on disk is the
+host's: a point compiled by another worker there is found compiled).
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ class _PointActor:
             sys.path.insert(0, _ROOT)
         self.runner: Any = None
         self.jobs: dict[int, Any] = {}
+        self.pool: Any = None  # the compile threads (GPU)
+        self.ahead: dict[int, Any] = {}  # job index -> its compile's future
 
     def where(self) -> dict[str, Any]:
         import ray
@@ -71,17 +75,53 @@ class _PointActor:
         self.jobs = {j.index: j for j in self.runner.plan.jobs}
         return len(self.jobs)
 
+    def prefetch(self, indices: list[int], workers: int) -> int:
+        """GPU: compile these jobs' configs ahead on this worker's CPU cores (``workers`` threads,
+        the one-GPU sweep's ``CompilePool``) while it benchmarks the ones compiled; Triton's
+        cache on disk is the host's, so a job another worker of the host runs finds it there.
+        Returns how many compiles were started (none under the interpreter)."""
+        from ..tune import pipeline
+
+        r = self.runner
+        if r.plan.backend.is_interpreter:
+            return 0
+        metas: dict[Any, Any] = {}
+        try:
+            if self.pool is None:
+                self.pool = pipeline.CompilePool("threads", max(1, workers))
+            for i in indices:
+                job = self.jobs[i]
+                if job.cfg is None or job.fit.reason:
+                    continue
+                if job.data_key not in metas:
+                    metas[job.data_key] = r._metas(job)
+                if metas[job.data_key] is not None:
+                    self.ahead[i] = self.pool.submit(r.plan.spec, r.req.user_file, job.cfg, metas[job.data_key],
+                                                     job.options)
+        except Exception:  # noqa: BLE001 - what is not compiled ahead compiles at its first launch
+            pass
+        return len(self.ahead)
+
     def run(self, index: int) -> SweepPoint:
         """Run one job (by its index in the space); its point, as the one-GPU sweep makes it."""
-        self.runner.out.points.clear()
-        self.runner.run_one(self.jobs[index])
-        return self.runner.out.points[-1]
+        r, job = self.runner, self.jobs[index]
+        r.out.points.clear()
+        f = self.ahead.pop(index, None)
+        oc = self.pool.outcome(f) if f is not None else None  # waits for its compile
+        if oc is not None and oc.error is not None:  # a compile error: reported without a launch
+            r.emit(job, r.unrun(job, oc.error), oc.seconds)
+        else:
+            r.run_one(job, oc.seconds if oc is not None and not oc.fallback else None)
+        return r.out.points[-1]
 
     def measure(self, cands: list[tuple[dict, dict]], method: str) -> list[list[float]] | None:
         """The interleaved re-measurement of ``cands`` on this actor's device."""
         return self.runner.measure(cands, method)
 
     def end(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+        self.pool, self.ahead = None, {}
         if self.runner is not None:
             self.runner.cache.clear()
         self.runner = None
@@ -168,18 +208,33 @@ def run_points(runner: Any, cancelled: Callable[[], bool], make_runner: Callable
     t0 = time.perf_counter()
     live = _actors(req, plan.backend.is_interpreter, len(todo))
     places = {id(a): ray.get(a.where.remote()) for a in live}
+    ray.get([a.end.remote() for a in live])  # what a previous sweep left (a cancelled one's compiles)
     ray.get([a.begin.remote(req, make_runner) for a in live])
-    queue = deque(todo)
+    # each worker starts with every n-th job, compiled ahead on its CPU cores; a worker whose own
+    # jobs are done takes the last of the longest queue left
+    queues = {id(a): deque(todo[k::len(live)]) for k, a in enumerate(live)}
+    per_worker = max(1, (os.cpu_count() or 1) // len(live))
+    ahead = sum(ray.get([a.prefetch.remote([j.index for j in queues[id(a)]], per_worker) for a in live]))
     running: dict[Any, tuple[Any, Any]] = {}  # object ref -> (actor, job)
 
+    def next_job(actor: Any) -> Any:
+        own = queues.get(id(actor))
+        if own:
+            return own.popleft()
+        longest = max(queues.values(), key=len, default=None)
+        return longest.pop() if longest else None
+
     def feed(actor: Any) -> None:
-        while queue and sum(1 for a, _ in running.values() if a is actor) < IN_FLIGHT:
-            job = queue.popleft()
+        while sum(1 for a, _ in running.values() if a is actor) < IN_FLIGHT:
+            job = next_job(actor)
+            if job is None:
+                return
             running[actor.run.remote(job.index)] = (actor, job)
 
     for a in live:
         feed(a)
     lost: list[str] = []
+    lost_jobs: list[Any] = []
     while running:
         if cancelled():
             for ref in running:
@@ -197,21 +252,33 @@ def run_points(runner: Any, cancelled: Callable[[], bool], make_runner: Callable
                     lost.append(f"Ray worker {p['pid']} on node {p['node']}"
                                 + (f" (GPU {','.join(p['gpus'])})" if p["gpus"] else "")
                                 + f" died ({type(e).__name__})")
-                queue.appendleft(job)  # its points run on the others
+                lost_jobs.append(job)  # its points run on the others
                 continue
             runner.emit(job, pt.result, pt.compile_s)
             feed(actor)
-        if not live and queue:
-            out.notes.append("no Ray worker left: the remaining points ran here")
-            _pool.clear()
-            if not runner.sequential(list(queue)):
-                return False
-            queue.clear()
+        if lost_jobs:  # a dead worker's jobs: its running ones and its queue, to the others
+            dead = [j for k, q in list(queues.items()) if k not in {id(a) for a in live} for j in q]
+            orphans = lost_jobs + dead
+            lost_jobs.clear()
+            for k in [k for k in queues if k not in {id(a) for a in live}]:
+                del queues[k]
+            if live:
+                for n, job in enumerate(orphans):
+                    queues[id(live[n % len(live)])].appendleft(job)
+            else:
+                if "no Ray worker left: the remaining points ran here" not in out.notes:
+                    out.notes.append("no Ray worker left: the remaining points ran here")
+                _pool.clear()
+                rest = orphans + [j for q in queues.values() for j in q]
+                if not runner.sequential(sorted(rest, key=lambda j: j.index)):
+                    return False
+                queues.clear()
         for a in live:
             feed(a)
     runner.bench_s += time.perf_counter() - t0
     where = sorted({places[id(a)]["node"] for a in live})
     out.notes.append(f"ran on {len(live)} Ray worker(s)" + (f" on node(s) {', '.join(where)}" if where else "")
+                     + (f", {ahead} configs compiled ahead on their CPU cores" if ahead else "")
                      + "; the re-measurement on one of them")
     out.notes.extend(f"{msg}: its points ran on the other workers" for msg in lost)
     if lost:  # the next sweep starts a whole set again
