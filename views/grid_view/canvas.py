@@ -27,7 +27,7 @@ from views import theme
 from .fold import FOLD, WRAP_COLS, WRAP_ROWS, MapFold, fit_grid
 from .lighting import Target, pid_at
 from .palette import OVERLAY_LUT, TINT
-from .prepare import CLEAR, DIM, DONE, LIT_LOAD, LIT_STORE, PAD, PreparedTrace, is_strip
+from .prepare import AUTO_MAX_PROGRAMS, CLEAR, DIM, DONE, LIT_LOAD, LIT_STORE, PAD, PreparedTrace, is_strip
 from .regions import label_boxes, pick_labels
 from .text import grid_title, panel_title
 
@@ -318,7 +318,10 @@ class GridCanvas:
         """Pixel height of the program grid's plot: square-ish cells, a band of about a third
         of the view at most, a short grid only as tall as its rows need."""
         inner_w = max(60, width - 80)
-        cap = max(40, min(340, int(0.26 * height)) - 56)
+        # many programs (no pid fits a cell; coloured by launch order): a thinner band, the room
+        # goes to the maps (softmax's 1823 rows took a third of the view and left its maps wrapped)
+        share = 0.26 if prep.P <= AUTO_MAX_PROGRAMS else 0.16
+        cap = max(40, min(340, int(share * height)) - 56)
         gx, gy, _ = prep.trace.grid
         if prep.folded_grid:
             gw = fit_grid(prep.P, inner_w, cap)
