@@ -45,6 +45,7 @@ from . import theme
 from .layout import column, row
 from .preview import preview
 from .sweep_data import TableRow, is_interpreter, point_values, ranking_of, table_rows
+from .words import translate
 
 __all__ = ["EXPORT_KINDS", "SweepTable"]
 
@@ -67,30 +68,33 @@ class _Columns:
 
     def __init__(self, names: list[str], rows: list[TableRow], metric: str, interp: bool, grouped: bool) -> None:
         facts = set().union(*(r.facts for r in rows)) if rows else set()
-        cols: list[tuple[str, Any, Any]] = [("rank", lambda r: "" if r.rank is None else str(r.rank),
+        cols: list[tuple[str, Any, Any]] = [(translate("SweepTable", "rank"), lambda r: "" if r.rank is None else str(r.rank),
                                              lambda r: (r.rank is None, r.rank or 0))]
         if grouped:
-            cols.append(("group", lambda r: r.group, lambda r: r.group))
+            cols.append((translate("SweepTable", "group"), lambda r: r.group, lambda r: r.group))
         for n in names:
             cols.append((n, lambda r, n=n: str(r.values.get(n, "")), lambda r, n=n: _key(r.values.get(n))))
-        cols += [("median ms", lambda r: _num(r.median_ms), lambda r: _opt(r.median_ms)),
+        cols += [(translate("SweepTable", "median ms"), lambda r: _num(r.median_ms), lambda r: _opt(r.median_ms)),
                  ("p20–p80 ms", lambda r: "-" if r.p20_ms is None else f"{r.p20_ms:.4g}–{r.p80_ms:.4g}",
                   lambda r: _opt(r.p20_ms)),
-                 ("reps", lambda r: f"{r.n_reps}{' ↻' if r.remeasured else ''}" if r.n_reps else "-",
+                 (translate("SweepTable", "reps"), lambda r: f"{r.n_reps}{' ↻' if r.remeasured else ''}" if r.n_reps else "-",
                   lambda r: r.n_reps),
-                 ("× best", lambda r: "-" if r.ratio_to_best is None else f"{r.ratio_to_best:.2f}×",
+                 (translate("SweepTable", "× best"), lambda r: "-" if r.ratio_to_best is None else f"{r.ratio_to_best:.2f}×",
                   lambda r: _opt(r.ratio_to_best))]
         if not interp:
             cols.append((metric, lambda r: _num(r.figure), lambda r: _opt(r.figure)))
-        for key, title, digits in (("regs", "regs", 0), ("spills", "spills", 0), ("shared", "shared B", 0),
-                                   ("occupancy", "occupancy %", 0), ("compile_s", "compile s", 2),
-                                   ("est_shared_bytes", "est. shared B", 0)):
+        for key, title, digits in (("regs", translate("SweepTable", "regs"), 0),
+                                   ("spills", translate("SweepTable", "spills"), 0),
+                                   ("shared", translate("SweepTable", "shared B"), 0),
+                                   ("occupancy", translate("SweepTable", "occupancy %"), 0),
+                                   ("compile_s", translate("SweepTable", "compile s"), 2),
+                                   ("est_shared_bytes", translate("SweepTable", "est. shared B"), 0)):
             if key in facts:
                 cols.append((title, lambda r, k=key, d=digits: _fact(r.facts.get(k), d),
                              lambda r, k=key: _opt(r.facts.get(k))))
         if "limiter" in facts:
-            cols.append(("limited by", lambda r: r.facts.get("limiter", ""), lambda r: r.facts.get("limiter", "")))
-        cols.append(("note", lambda r: r.note, lambda r: r.note))
+            cols.append((translate("SweepTable", "limited by"), lambda r: r.facts.get("limiter", ""), lambda r: r.facts.get("limiter", "")))
+        cols.append((translate("SweepTable", "note"), lambda r: r.note, lambda r: r.note))
         self.titles = [c[0] for c in cols]
         self.text = [c[1] for c in cols]
         self.sort = [c[2] for c in cols]

@@ -2610,6 +2610,58 @@ Press Trace (Ctrl+T) to record on the GPU which program touches which element of
         <source>could not save: {why}</source>
         <translation>无法保存：{why}</translation>
     </message>
+    <message>
+        <source>rank</source>
+        <translation>排名</translation>
+    </message>
+    <message>
+        <source>group</source>
+        <translation>组</translation>
+    </message>
+    <message>
+        <source>median ms</source>
+        <translation>中位数 ms</translation>
+    </message>
+    <message>
+        <source>reps</source>
+        <translation>重复次数</translation>
+    </message>
+    <message>
+        <source>× best</source>
+        <translation>× 最佳</translation>
+    </message>
+    <message>
+        <source>regs</source>
+        <translation>寄存器</translation>
+    </message>
+    <message>
+        <source>spills</source>
+        <translation>溢出</translation>
+    </message>
+    <message>
+        <source>shared B</source>
+        <translation>共享内存 B</translation>
+    </message>
+    <message>
+        <source>occupancy %</source>
+        <translation>占用率 %</translation>
+    </message>
+    <message>
+        <source>compile s</source>
+        <translation>编译 s</translation>
+    </message>
+    <message>
+        <source>est. shared B</source>
+        <translation>估计共享内存 B</translation>
+    </message>
+    <message>
+        <source>limited by</source>
+        <translation>受限于</translation>
+    </message>
+    <message>
+        <source>note</source>
+        <translation>备注</translation>
+    </message>
 </context>
 <context>
     <name>SweepTabs</name>
