@@ -23,6 +23,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
@@ -70,9 +71,12 @@ class AdviceView(QWidget):
         self.list.setObjectName("advice_findings")
         self.list.setHeaderLabels([translate("AdviceView", "Severity"), translate("AdviceView", "Finding"), translate("AdviceView", "Line"), translate("AdviceView", "Advice")])
         self.list.setRootIsDecorated(False)
-        self.list.setColumnWidth(0, 70)
-        self.list.setColumnWidth(1, 380)
-        self.list.setColumnWidth(2, 44)
+        head = self.list.header()  # the finding takes what the other three leave
+        head.setStretchLastSection(False)
+        for column, mode in enumerate((QHeaderView.ResizeMode.ResizeToContents, QHeaderView.ResizeMode.Stretch,
+                                       QHeaderView.ResizeMode.ResizeToContents,
+                                       QHeaderView.ResizeMode.ResizeToContents)):
+            head.setSectionResizeMode(column, mode)
         self.detail = QTextBrowser()
         self.detail.setObjectName("advice_detail")
         self.gpu = ElidedLabel("")  # one line, elided; the whole list in its tooltip

@@ -25,7 +25,7 @@ from views.advice_view import AdviceView
 from views.param_panel import ParamPanel
 from views.source_view import SourceView
 
-from ..events import AdviceAnswered, AdviceFailed, KernelShown, WindowEvents
+from ..events import AdviceAnswered, AdviceFailed, KernelShown, LayoutAnswered, WindowEvents
 
 __all__ = ["AdviceCard", "EvidencePlaces"]
 
@@ -42,6 +42,8 @@ class EvidencePlaces:
                  plots_dock: QDockWidget | None = None) -> None:
         self.source, self.grid_tabs, self.grid, self.threads = source, grid_tabs, grid, threads
         self.plot_tabs, self.timeline, self.compile_dock, self.plots_dock = plot_tabs, timeline, compile_dock, plots_dock
+        #: a source line whose access the Threads tab should pick once its layouts arrive
+        self.pending_line: int | None = None
 
     def show(self, f: Finding) -> str:
         """Show ``f``'s evidence; returns where ("source", "timeline", "threads", "grid", "compile")."""
@@ -53,9 +55,9 @@ class EvidencePlaces:
                 self.plots_dock.show()
                 self.plots_dock.raise_()
         elif f.shows == "threads" and self.threads is not None:
-            self.grid_tabs.setCurrentWidget(self.threads)
-            if f.line >= 0:
-                self.threads.select_line(f.line)
+            self.grid_tabs.setCurrentWidget(self.threads)  # in front: it asks for its layouts if stale
+            if f.line >= 0 and not self.threads.select_line(f.line):
+                self.pending_line = f.line  # picked when the layouts arrive (layouts_arrived)
         elif f.shows == "grid":
             index = self.grid_tabs.indexOf(self.grid)
             if index >= 0:
@@ -64,6 +66,11 @@ class EvidencePlaces:
             self.compile_dock.show()
             self.compile_dock.raise_()
         return f.shows
+
+    def layouts_arrived(self, *_: object) -> None:
+        """The Threads tab drew new layouts: pick the access a finding asked for."""
+        if self.pending_line is not None and self.threads is not None and self.threads.select_line(self.pending_line):
+            self.pending_line = None
 
 
 class AdviceCard(QObject):
@@ -95,6 +102,8 @@ class AdviceCard(QObject):
         events.subscribe(AdviceAnswered, self._on_answer)
         events.subscribe(AdviceFailed, self._on_failure)
         events.subscribe(KernelShown, self._on_kernel)
+        # after the Threads tab (built earlier, so it hears the answer first and draws it)
+        events.subscribe(LayoutAnswered, lambda e: self._alive() and self.places.layouts_arrived())
 
     def request(self, try_changes: bool = False) -> int | None:
         info = self._shown()

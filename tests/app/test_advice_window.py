@@ -47,5 +47,10 @@ def test_the_card_finds_the_narrow_access_and_shows_it(qtbot, win):
     card.view.select(0)
     assert win.grid_pane.tabs.currentWidget() is win.threads.view
     assert win.source.marked_line() == card.view.current().line == 24
+    # the Threads tab asks for its layouts; once they are drawn, the finding's access is picked
+    threads = win.threads.view
+    wait_until(lambda: threads.current() is not None and threads.current().line == 24, 300,
+               "the access at line 24 picked in the Threads tab")
+    assert threads.current().op == "load" and threads.current().shape == (64,)
     if SHOT:
         win.grab().save(SHOT)
