@@ -220,3 +220,29 @@ def test_the_measured_timeline_decides_the_tail_on_a_gpu():
                     n_sms=132, programs_per_sm=1)  # SM 0 ran two at once: nothing idled
     assert tail(Gathered(spec=spec, cfg=cfg, target="sm_90", facts=facts, limits=limits, n_programs=133,
                          timeline=even)) == []
+
+
+def test_the_roofline_finding_places_a_timed_run_against_the_right_roof():
+    """What a GPU run's metrics say (a RunResult built by hand with the numbers a run carries): a
+    vector add at 1.2 TB/s of a 4.8 TB/s copy roof is memory-bound at 25 %; a matmul of 2 TFLOP
+    over 100 MB at 600 of 800 TFLOP/s is compute-bound at 75 %."""
+    from kernels.advisor.rules import roofline
+    from kernels.data.results import Metrics, RunRequest, RunResult
+
+    spec = get_spec("vector_add")
+    facts, _ = compile_for_target(spec, {}, "sm_90", keep_asm=False)
+    g = Gathered(spec=spec, cfg=spec.config({}), target="sm_90", facts=facts, limits=target_limits("sm_90"),
+                 n_programs=facts.n_programs)
+
+    def run(**metrics):
+        return RunResult(request=RunRequest("x"), kernel="x", values={}, backend="gpu", device="H200",
+                         metrics=Metrics(**metrics, peak_source="measured"))
+
+    g.run = run(bytes_moved=3 << 30, flops=1 << 30, gbps=1200.0, peak_gbps=4800.0, peak_tflops=800.0,
+                pct_peak_bw=25.0)
+    (f,) = roofline(g)
+    assert f.title.startswith("memory-bound at 25%") and f.severity == "medium" and f.needs_gpu
+    g.run = run(bytes_moved=100 << 20, flops=2 * 10**12, tflops=600.0, peak_gbps=4800.0, peak_tflops=800.0,
+                pct_peak_flops=75.0)
+    (f,) = roofline(g)
+    assert f.title.startswith("compute-bound at 75%") and f.severity == "info"
