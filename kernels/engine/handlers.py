@@ -274,7 +274,18 @@ def _why(state: EngineState, payload: Any, call: Call) -> Any:
     if payload.backend != GPU:
         return why(payload, cancel=call.cancel)
     from .. import engine
+    from ..data.params import ValidationError
     from ..data.results import RunRequest
+    from ..run.backends import gpu_status
+
+    usable, reason = gpu_status()
+    if not usable:  # refused in one line, before anything is gathered (a handler's answer never raises)
+        from ..data.advice import Advice
+        from ..data.errors import to_error_info
+
+        err = ValidationError(f"no GPU here ({reason}): the interpreter backend gives what it can", "backend")
+        return Advice(kernel=payload.kernel, values=dict(payload.values), target=payload.target, backend=GPU,
+                      error=to_error_info(err), generation=payload.generation)
 
     def run_on_gpu(cfg: dict) -> Any:
         return engine.run(RunRequest(payload.kernel, cfg, backend=GPU, seed=payload.seed,

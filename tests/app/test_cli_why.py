@@ -37,3 +37,13 @@ def test_why_json_and_a_kernel_file(capsys):
 def test_why_refuses_a_bad_value_in_one_line(capsys):
     assert main(["why", "vector_add", "-p", "BLOCK_SIZE=banana"]) == 2
     assert capsys.readouterr().err.startswith("error:")
+
+
+def test_why_on_the_gpu_backend_without_a_gpu_is_refused_in_one_line(capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        return  # the GPU path runs (tests/gpu/test_gpu_advisor.py)
+    assert main(["why", "vector_add", "--backend", "gpu"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "no GPU here" in err and len(err.strip().splitlines()) == 1
