@@ -244,14 +244,21 @@ def summary_lines(trace: Trace, max_oob: int = 10) -> list[str]:
     header = f"  {'tensor':<12} {'shape':<16} {'dtype':<9} {'loads':>7} {'stores':>7} {'atomics':>7} " \
              f"{'read':>9} {'written':>9} {'unwritten':>9} {'multi-w':>7}"
     lines.append(header)
+    # a reduced trace (kernels.data.coarse): the tensors as they are; its maps count cells
+    cells, full = getattr(trace, "cells", None), getattr(trace, "full_tensors", None)
     for t, (info, m) in enumerate(zip(trace.tensors, trace.maps, strict=True)):
         of_t = ev.tensor == t
         counts = [int(np.count_nonzero(of_t & (ev.op == k))) for k in (OP_LOAD, OP_STORE, OP_ATOMIC)]
-        shape = "x".join(str(s) for s in info.shape) or "scalar"
+        shape = "x".join(str(s) for s in (full[t] if full else info).shape) or "scalar"
         lines.append(f"  {info.name:<12} {shape:<16} {info.dtype:<9} {counts[0]:>7} {counts[1]:>7} "
                      f"{counts[2]:>7} {int(np.count_nonzero(m.n_reads)):>9} "
                      f"{int(np.count_nonzero(m.n_writes)):>9} {int(np.count_nonzero(m.never_written)):>9} "
                      f"{int(np.count_nonzero(m.multiply_written)):>7}")
+    if cells and full:
+        lines.append("  (reduced maps: read, written, unwritten and multi-w count cells, not elements — "
+                     + ", ".join(f"{i.name} {kr}x{kc}" if kr > 1 else f"{i.name} {kc}"
+                                 for i, (kr, kc) in zip(trace.tensors, cells, strict=True))
+                     + " elements a cell)")
     masked = int(ev.n_masked.sum())
     lanes = masked + int(ev.n_active.sum()) + int(ev.n_oob.sum())
     n_masked_prog = int(np.count_nonzero(trace.stats.masked_fraction > 0))

@@ -20,3 +20,18 @@ def test_square_tiles_are_cut_inside_the_tile():
     # a tile too thin to hold the cut: the other rule takes over, still within MAX_CELLS
     kr, kc = cell_factors((1 << 20, 16), MAX_CELLS, tile=(1, 16))
     assert -(-(1 << 20) // kr) * -(-16 // kc) <= MAX_CELLS
+
+
+def test_the_cli_summary_of_a_reduced_trace_names_the_real_shapes_and_says_cells():
+    # breaks if `tilescope trace ... --backend gpu` printed a 2^28 vector as 4194304 elements (the
+    # cells of its device-reduced maps) with no word that the counts are cells
+    import kernels.catalog  # noqa: F401
+    from kernels.data.coarse import coarsen
+    from kernels.data.maps import summary_lines
+    from kernels.specs.spec import REGISTRY
+    from kernels.trace import trace_spec
+
+    tr = coarsen(trace_spec(REGISTRY.get("vector_add"), {"N": 4096, "BLOCK_SIZE": 128}, workers=1), 256)
+    text = "\n".join(summary_lines(tr))
+    assert "x_ptr        4096 " in text and "out_ptr      4096 " in text, text
+    assert "count cells, not elements" in text and "x_ptr 16" in text, text
