@@ -60,3 +60,13 @@ def test_a_grid_rule_is_checked_at_other_sizes_before_it_is_trusted():
     assert r.grid == (3, 3) and r.check.passed and r.check.n_unwritten == 0, (r.grid, r.check.n_unwritten)
     r = _run(spec, BN=8)  # a changed tile follows the verified rule
     assert r.grid == (4, 4) and r.check.passed
+
+
+@pytest.mark.xfail(strict=True, reason="not fixed (issue #25): under Triton's interpreter a range() loop variable "
+                   "is a Python int, so row * CONSTEXPR never wraps; the interpreter layer (kernels/interp) "
+                   "would have to give loop variables the GPU's int32")
+def test_int32_products_past_two_to_the_31_wrap_as_on_the_gpu():
+    cap, (loop, pid) = open_script(str(SCRIPTS / "int32_wrap.py"), "interpreter")
+    lines = dict(ln.split(" [", 1) for ln in cap.log.splitlines() if " [" in ln)
+    assert lines["pid * arg"].startswith("0.0, 0.0, 1.0, 1.0")  # program_id(0) * an int32 argument wraps
+    assert lines["loop constexpr"].startswith("0.0, 0.0, 1.0, 1.0")  # was, and is: 0.0, 0.0, 0.0, 0.0
