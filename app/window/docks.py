@@ -60,6 +60,8 @@ class Docks:
         if self.compact:
             win.tabifyDockWidget(self.compile if self.lessons is None else self.lessons, self.source)
             win.tabifyDockWidget(self.source, self.correctness)
+            if self.lessons is not None:  # a lesson brought to the front gets most of the column's height
+                self.lessons.visibilityChanged.connect(self._lessons_shown)
         else:
             win.splitDockWidget(self.source, self.correctness, Qt.Orientation.Horizontal)
         self.history.raise_()
@@ -83,6 +85,11 @@ class Docks:
         self._win.addDockWidget(area, d)
         self._menu.addAction(d.toggleViewAction())
         return d
+
+    def _lessons_shown(self, visible: bool) -> None:
+        if visible and self.lessons is not None and not self.lessons.isFloating():
+            h = self._win.height()
+            self._win.resizeDocks([self.plots, self.lessons], [int(h * 0.22), int(h * 0.78)], Qt.Orientation.Vertical)
 
     def all(self) -> list[QDockWidget]:
         docks = [self.kernels, self.params, self.plots, self.correctness, self.source, self.history, self.compile]

@@ -159,6 +159,7 @@ class LessonView(Retranslating, QWidget):
         right.setStretchFactor(0, 1)
         right.setStretchFactor(1, 1)
         right.setSizes([420, 340])
+        self._right = right
         split = QSplitter(Qt.Orientation.Horizontal, self)
         for w, stretch in ((self.lesson_list, 0), (middle, 2), (right, 3)):
             split.addWidget(w)
@@ -180,6 +181,10 @@ class LessonView(Retranslating, QWidget):
         want = Qt.Orientation.Vertical if self.width() < self.NARROW_PX else Qt.Orientation.Horizontal
         if self._split.orientation() != want:
             self._split.setOrientation(want)
+            if want == Qt.Orientation.Vertical:  # the list and the statement short, the editor the rest
+                h = max(self.height(), 400)
+                self._split.setSizes([int(h * 0.12), int(h * 0.2), int(h * 0.68)])
+                self._right.setSizes([int(h * 0.5), int(h * 0.18)])  # the editor before the (empty) result
 
     # ------------------------------------------------------------------ public API
     def language(self) -> str:
