@@ -70,3 +70,13 @@ def test_int32_products_past_two_to_the_31_wrap_as_on_the_gpu():
     lines = dict(ln.split(" [", 1) for ln in cap.log.splitlines() if " [" in ln)
     assert lines["pid * arg"].startswith("0.0, 0.0, 1.0, 1.0")  # program_id(0) * an int32 argument wraps
     assert lines["loop constexpr"].startswith("0.0, 0.0, 1.0, 1.0")  # was, and is: 0.0, 0.0, 0.0, 0.0
+
+
+def test_the_capture_says_where_its_int32_arithmetic_cannot_follow_the_gpu():
+    # what it cannot compute as the GPU does, it says (the case above, not fixed)
+    cap, _ = open_script(str(SCRIPTS / "int32_wrap.py"), "interpreter")
+    said = " ".join(cap.notes)
+    assert "wrap3_kernel: row * STRIDE (up to 3,221,225,481) passes int32" in said, cap.notes
+    assert "wrap4_kernel" not in said  # program_id * an argument wraps in the capture too: no note
+    cap, _ = open_script(str(SCRIPTS.parent / "tuple_grid_positional.py"), "interpreter")
+    assert not any("int32" in n for n in cap.notes), cap.notes  # nothing said where nothing passes
