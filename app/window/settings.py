@@ -67,8 +67,9 @@ def fit_to_screen(win: QWidget) -> bool:
 
 
 class _OnScreen(QObject):
-    """Puts the window back inside its screen after any resize that took it past the edge (a
-    panel whose minimum grew, a trace's wider controls): later, once the layout has settled."""
+    """Puts the window back inside its screen after a resize that *grew* it past the edge (a
+    panel whose minimum grew, a trace's wider controls): later, once the layout has settled. A
+    window the user drags partly off the screen is left where it was put (no Move is watched)."""
 
     def __init__(self, win: QWidget) -> None:
         super().__init__(win)
@@ -80,11 +81,19 @@ class _OnScreen(QObject):
         win.installEventFilter(self)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if obj is self._win and event.type() in (QEvent.Type.Resize, QEvent.Type.Move, QEvent.Type.LayoutRequest):
-            area = screen_area(self._win)
-            g = self._win.frameGeometry()
-            if area is not None and not area.contains(g) and not self._win.isFullScreen():
-                self._timer.start()
+        if obj is not self._win:
+            return False
+        grew = event.type() == QEvent.Type.Resize and (
+            event.size().width() > event.oldSize().width() or event.size().height() > event.oldSize().height())
+        if not (grew or event.type() == QEvent.Type.LayoutRequest) or self._win.isFullScreen():
+            return False
+        area = screen_area(self._win)
+        g = self._win.frameGeometry()
+        if area is None:
+            return False
+        too_big = g.width() > area.width() or g.height() > area.height()
+        if too_big or (grew and not area.contains(g)):  # a layout pass alone never moves the window
+            self._timer.start()
         return False
 
 

@@ -136,3 +136,19 @@ def test_in_chinese_too(qapp, win):
         _inside(win, "the Chinese launch order and lessons")
     finally:
         i18n.install_translator(qapp, before)
+
+
+def test_a_window_dragged_partly_off_the_screen_stays_where_it_was_put(qapp, win):
+    # breaks if keeping the window on screen snapped it back whenever the user moved it past an
+    # edge (only growth past the edge is undone)
+    win.reset_layout()
+    win.move(-300, 0)
+    _settle(qapp)
+    x = win.frameGeometry().x()
+    assert x < 0  # where the user put it
+    win.grid.show_launch_order(False)
+    win.grid.show_launch_order(True)  # a layout pass
+    _settle(qapp)
+    assert win.frameGeometry().x() == x
+    win.move(0, 0)
+    _settle(qapp)
