@@ -18,8 +18,9 @@ import torch
 from kernels import engine
 from kernels.compile import target as compile_target
 from kernels.data.results import SweepRequest, SweepResult, Timing
+from kernels.data.tuning import rank
 from kernels.engine.sweep import _Runner, plan_sweep
-from kernels.tune import pipeline, procpool, rank
+from kernels.tune import pipeline, procpool
 
 sweep_mod = importlib.import_module("kernels.engine.sweep")  # the package exports a function of that name
 
