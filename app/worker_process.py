@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,9 @@ __all__ = ["WorkerProcess", "describe_exit", "last_lines", "worker_command", "wo
 _PIPE_BYTES = 1 << 20
 
 _ROOT = str(Path(__file__).resolve().parents[1])
+#: how often the processes below a worker are noted (``WorkerProcess._watch_strays``)
+STRAYS_EVERY_S = 2.0
+
 #: the worker gets a process group of its own (POSIX)
 _GROUPS = hasattr(os, "killpg") and os.name == "posix"
 
@@ -117,6 +121,7 @@ class WorkerProcess:
         self._on_exit = on_exit
         self._on_stderr = on_stderr
         self._echo_stderr = echo_stderr
+        self._strays: list[Any] = []  # the processes below the worker, as last looked at
 
     @classmethod
     def spawn(cls, command: list[str], env: dict[str, str], cwd: str | None, **callbacks: Any) -> WorkerProcess:
@@ -130,11 +135,22 @@ class WorkerProcess:
         _widen_pipe(popen.stdout)
         proc = cls(popen, **callbacks)
         for target, name in ((proc._read_loop, "reader"), (proc._write_loop, "writer"),
-                             (proc._stderr_loop, "stderr")):
+                             (proc._stderr_loop, "stderr"), (proc._watch_strays, "strays")):
             t = threading.Thread(target=target, name=f"tilescope-worker-{proc.pid}-{name}", daemon=True)
             proc.threads[name] = t
             t.start()
         return proc
+
+    def _watch_strays(self) -> None:
+        """Every ``STRAYS_EVERY_S`` while the worker lives: the processes below it, so that those a
+        worker killed from outside (the OOM killer, a signal) leaves behind — handed to init, out
+        of its process group — can still be ended."""
+        while self.popen.poll() is None:
+            self._strays = descendants(self.pid)
+            time.sleep(STRAYS_EVERY_S)
+        # the worker is gone: end them here (they may hold its stdout open, so that the reader
+        # never sees the stream end)
+        end_all(self._strays)
 
     # -- control --------------------------------------------------------------------------------
     def send(self, frame: bytes) -> None:
@@ -263,6 +279,7 @@ class WorkerProcess:
             self.kill()
             rc = self.popen.wait()
         self.kill_group()  # a forked child holding the stderr pipe would keep it open
+        end_all(self._strays)  # what had left its group (setsid) when last looked at
         self.stderr_done.wait(timeout=2.0)
         self.outbox.put(None)  # let the writer thread end too
         self._on_exit(self, rc, why)
