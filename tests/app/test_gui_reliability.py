@@ -170,35 +170,44 @@ def test_a_kernel_that_never_ends_is_killed_after_the_timeout_the_user_set(win):
     _vector_add_passes(win)
 
 
+@pytest.mark.timeout(1800)  # its waits are deadlines of minutes (a worker restart on a loaded machine)
 def test_worker_killed_mid_sweep_the_window_says_so_keeps_points_and_resumes(qtbot, win):
     win.select_kernel("vector_add")
     win.panel.set_values({"N": 8192, "dtype": "fp32"})
     states: list[str] = []
     win.worker.stateChanged.connect(states.append)
     killed: list[int] = []
+    seen: list[int] = []
 
-    def kill_on_second(_gen, _point):
-        if len(win.session.sweep.points) == 2 and not killed:
-            killed.append(win.worker.pid)
-            os.kill(win.worker.pid, signal.SIGKILL)
+    def kill_on_second(name, _args):
+        # on the client's reader thread as the second point arrives (a direct connection): on a
+        # loaded machine the GUI thread handled it late, and the worker had finished a third
+        if name == "point" and not killed:
+            seen.append(1)
+            if len(seen) == 2 and win.worker.pid is not None:
+                killed.append(win.worker.pid)
+                os.kill(win.worker.pid, signal.SIGKILL)
 
-    win.worker.point.connect(kill_on_second)
+    win.worker._sig_event.connect(kill_on_second, Qt.ConnectionType.DirectConnection)
     values = [16, 32, 64, 128, 256, 512, 1024, 2048]
     runs_before = win.history.count()
     try:
         assert win.start_sweep({"BLOCK_SIZE": values}) is not None
-        wait_until(lambda: win.banner.button("Resume sweep") is not None, 60, "the Resume offer")
+        wait_until(lambda: win.banner.button("Resume sweep") is not None, 600, "the Resume offer")
     finally:
-        win.worker.point.disconnect(kill_on_second)
+        win.worker._sig_event.disconnect(kill_on_second)
     s = win.session.sweep
-    assert killed and s.done == 2
+    # a point the worker sent just before the kill may still arrive: the window keeps every one
+    # it got, and says so consistently
+    assert killed and 2 <= s.done < len(values), s.done
     assert "SIGKILL" in win.banner.text()
     # the status bar follows the worker: crashed, then restarting (the error may arrive first)
-    wait_until(lambda: "crashed" in states and "restarting" in states, 30, "the crash and restart states")
-    assert "The 2 finished points are kept; 6 remain." in win.banner.text()
-    assert int(np.isfinite(win.sweep_view.curve_data()["y"]).sum()) == 2
-    wait_until(lambda: win.history.count() == runs_before + 2, 5, "the two points in the history")
-    wait_until(lambda: win.state_label.text() == "worker: ready", 60, "the restarted worker")
+    wait_until(lambda: "crashed" in states and "restarting" in states, 600, "the crash and restart states")
+    done = s.done
+    assert f"The {done} finished points are kept; {len(values) - done} remain." in win.banner.text()
+    wait_until(lambda: int(np.isfinite(win.sweep_view.curve_data()["y"]).sum()) == done, 600, "the points plotted")
+    wait_until(lambda: win.history.count() == runs_before + done, 600, "the points in the history")
+    wait_until(lambda: win.state_label.text() == "worker: ready", 600, "the restarted worker")
     assert win.worker.pid != killed[0] and _gone(killed[0])
 
     ran: list[int] = []
@@ -209,10 +218,10 @@ def test_worker_killed_mid_sweep_the_window_says_so_keeps_points_and_resumes(qtb
     win.worker.point.connect(record)
     try:
         qtbot.mouseClick(win.banner.button("Resume sweep"), Qt.MouseButton.LeftButton)
-        wait_until(lambda: s.finished, 90, "the resumed sweep")
+        wait_until(lambda: s.finished, 600, "the resumed sweep")
     finally:
         win.worker.point.disconnect(record)
-    assert sorted(ran) == sorted(set(values) - {p.values["BLOCK_SIZE"] for p in s.points[:2]})
+    assert sorted(ran) == sorted(set(values) - {p.values["BLOCK_SIZE"] for p in s.points[:done]})
     assert np.isfinite(win.sweep_view.curve_data()["y"]).all() and s.done == len(values)
 
 
