@@ -296,7 +296,7 @@ def _why(state: EngineState, payload: Any, call: Call) -> Any:
 
     def timeline_on_gpu(cfg: dict) -> Any:  # the schedule only: a light build, no maps
         from ..data.trace import TraceRequest
-        from ..gpu_trace import serve_trace
+        from .trace_router import serve_trace
 
         res = serve_trace(TraceRequest(payload.kernel, cfg, seed=payload.seed, user_file=payload.user_file,
                                        backend=GPU, timeline=True, maps=False), cancel=call.cancel)
