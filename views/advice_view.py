@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from kernels.data.advice import Advice, Finding, Proposal, Trial
+from kernels.data.backends import GPU, INTERPRETER
 
 from .elided_label import ElidedLabel
 from .i18n import translate
@@ -206,11 +207,11 @@ def demo_advice() -> Advice:
                    detail="168 programs on 132 SMs x 1 per SM (formula)", shows="timeline",
                    evidence={"programs": 168, "waves": 1.273, "efficiency": 0.636},
                    proposal=Proposal("more, smaller programs", "launch", {"BLOCK_M": 64}),
-                   trial=Trial({"BLOCK_M": 64}, measured=True, current_ms=1.20, proposed_ms=0.95, backend="gpu"))
+                   trial=Trial({"BLOCK_M": 64}, measured=True, current_ms=1.20, proposed_ms=0.95, backend=GPU))
     masked = Finding(rule="masked_lanes", severity="low", title="12% of the lanes of loads and stores are masked off",
                      line=25, shows="grid", evidence={"masked_fraction": 0.12},
                      proposal=Proposal("a block closer to the size it covers"))
-    return Advice(kernel="vector_add", values={"BLOCK_SIZE": 64, "N": 65536}, target="sm_90", backend="interpreter",
+    return Advice(kernel="vector_add", values={"BLOCK_SIZE": 64, "N": 65536}, target="sm_90", backend=INTERPRETER,
                   findings=[narrow, tail, masked],
                   not_checked=["roofline position (needs GPU timing against the measured roofs)"])
 

@@ -19,7 +19,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QTabWidget, QWidget
 
 from kernels.data.advice import Finding, WhyRequest
-from kernels.data.backends import GPU
+from kernels.data.backends import GPU, INTERPRETER
 from kernels.data.results import KernelInfo
 from views.advice_view import AdviceView
 from views.param_panel import ParamPanel
@@ -115,7 +115,7 @@ class AdviceCard(QObject):
         req = None if why else WhyRequest(kernel=info.name, values=dict(self._panel.values()),
                                           target=target if target.startswith("sm_") else "sm_90",
                                           user_file=self._user_file(), try_changes=try_changes,
-                                          backend=GPU if on_gpu else "interpreter")
+                                          backend=GPU if on_gpu else INTERPRETER)
         gen = self._send(req) if req is not None else None
         if gen is None:
             self.latest = None

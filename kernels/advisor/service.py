@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..data.advice import Advice, WhyRequest
+from ..data.backends import GPU, INTERPRETER
 from ..data.errors import to_error_info
 from .gather import gather
 from .rules import run_rules
@@ -36,7 +37,7 @@ def advise(spec: Any, values: dict[str, Any] | None = None, target: str = "sm_90
                timeline_on_gpu=timeline_on_gpu, cancel=cancel)
     on_gpu = run_on_gpu is not None
     advice = Advice(kernel=spec.name, values={k: v for k, v in g.cfg.items() if not str(k).startswith("_")},
-                    target=target, backend="gpu" if on_gpu else "interpreter", source_file=g.source_file,
+                    target=target, backend=GPU if on_gpu else INTERPRETER, source_file=g.source_file,
                     notes=list(g.notes))
     advice.findings = run_rules(g)
     advice.sort()

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..data.advice import Finding, Trial, severity_rank
+from ..data.backends import GPU
 from ..data.errors import first_line
 from .gather import Gathered, _add_layout, _add_spills, target_limits
 
@@ -91,7 +92,7 @@ def check_on_target(g: Gathered, f: Finding) -> Trial | None:
                        + ("; " + "; ".join(notes) if notes else "")))
 
 
-def measure(g: Gathered, f: Finding, sweep: Callable[[Any], Any], backend: str = "gpu") -> Trial | None:
+def measure(g: Gathered, f: Finding, sweep: Callable[[Any], Any], backend: str = GPU) -> Trial | None:
     """Time the current values and each candidate on ``backend`` (the GPU; the interpreter times
     only wall clock, for tests of this path) through the engine's tune sweep (``sweep(SweepRequest)
     -> SweepResult``): the best passing candidate against the current."""

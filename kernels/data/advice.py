@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .backends import INTERPRETER
+
 __all__ = ["RULES", "SEVERITIES", "SHOWS", "Advice", "Finding", "Proposal", "Trial", "WhyRequest",
            "severity_rank"]
 
@@ -134,7 +136,7 @@ class WhyRequest:
     target: str = "sm_90"
     user_file: str | None = None
     try_changes: bool = False
-    backend: str = "interpreter"
+    backend: str = INTERPRETER
     seed: int = 0
     programs: int = 8
     generation: int = 0
