@@ -38,7 +38,10 @@ _GRID_CALLS = {"cdiv", "min", "max"}
 #: the module's first lines: without a GPU, ``TRITON_INTERPRET=1`` while Triton is imported and the
 #: kernels are decorated (Triton's own jit helpers, ``tl.cdiv``…, must be interpreter functions
 #: too); in a process that imported Triton before without it (``_LATE``) the jit functions stay
-#: compiled ones and the launch goes through Tilescope's interpreter, if there is one
+#: compiled ones and the launch goes through Tilescope's interpreter, if there is one. Under the
+#: interpreter the module carries its own copy of the one Triton fix it needs (Triton 3.6 makes a
+#: loop bound with ``int(array of shape (1,))``, which NumPy 2 refuses; Tilescope's copy, for its
+#: own runs, is in kernels/interp/_triton.py): the export must run where Tilescope is not installed
 HEAD = """import os
 import sys
 
@@ -52,7 +55,23 @@ if not _ON_GPU and not _LATE:  # no GPU: Triton's interpreter runs the kernels o
 
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
-from torch.library import triton_op, wrap_triton  # noqa: E402"""
+from torch.library import triton_op, wrap_triton  # noqa: E402
+
+if os.environ.get('TRITON_INTERPRET') == '1':  # Triton 3.6's interpreter under NumPy 2 (see below)
+    from triton.runtime import interpreter as _interp
+
+    _patch_tensor = getattr(_interp, '_patch_lang_tensor', None)
+
+    def _index(self):
+        data = self.handle.data
+        return int(data.reshape(()) if getattr(data, 'size', 0) == 1 else data)
+
+    def _patch_lang_tensor(tensor, *rest):
+        _patch_tensor(tensor, *rest)
+        tensor.__index__ = _index
+
+    if _patch_tensor is not None:
+        _interp._patch_lang_tensor = _patch_lang_tensor"""
 
 
 class Unportable(ValueError):
