@@ -39,11 +39,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the Gluon kernel the layout tests use too
 
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
-from triton.experimental import gluon  # noqa: E402
-from triton.experimental.gluon import language as gl  # noqa: E402
+from fixtures.gluon_kernels import transpose_through_shared  # noqa: E402
 
 METRICS = {
     "ld": ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
@@ -69,26 +69,6 @@ def column_walk(x_ptr, out_ptr, stride, ROWS: tl.constexpr):
 def contiguous_copy(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(out_ptr + offs, tl.load(x_ptr + offs))
-
-
-@gluon.jit
-def transpose_through_shared(x_ptr, out_ptr, N: gl.constexpr, SWIZZLE: gl.constexpr):
-    """A tile written to shared memory row by row and read back column by column (Gluon: the
-    layouts are written by hand). Without a swizzle a column's 32 words sit in one bank."""
-    rows_layout: gl.constexpr = gl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0])  # lanes along a row
-    cols_layout: gl.constexpr = gl.BlockedLayout([1, 1], [32, 1], [1, 4], [0, 1])  # lanes down a column
-    if SWIZZLE:
-        smem_layout: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 32, [1, 0])
-    else:
-        smem_layout: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
-    r = gl.arange(0, N, layout=gl.SliceLayout(1, rows_layout))
-    c = gl.arange(0, N, layout=gl.SliceLayout(0, rows_layout))
-    x = gl.load(x_ptr + r[:, None] * N + c[None, :])
-    smem = gl.allocate_shared_memory(gl.float32, [N, N], smem_layout, x)
-    y = smem.load(cols_layout)
-    r2 = gl.arange(0, N, layout=gl.SliceLayout(1, cols_layout))
-    c2 = gl.arange(0, N, layout=gl.SliceLayout(0, cols_layout))
-    gl.store(out_ptr + r2[:, None] * N + c2[None, :], y)
 
 
 def _catalog(name: str, values: dict[str, Any]) -> dict[str, Any]:
