@@ -248,10 +248,7 @@ def run_points(runner: Any, cancelled: Callable[[], bool], make_runner: Callable
             except RayActorError as e:
                 if actor in live:
                     live.remove(actor)
-                    p = places[id(actor)]
-                    lost.append(f"Ray worker {p['pid']} on node {p['node']}"
-                                + (f" (GPU {','.join(p['gpus'])})" if p["gpus"] else "")
-                                + f" died ({type(e).__name__})")
+                    lost.append(_dead_note(places[id(actor)], type(e).__name__))
                 lost_jobs.append(job)  # its points run on the others
                 continue
             runner.emit(job, pt.result, pt.compile_s)
@@ -275,12 +272,18 @@ def run_points(runner: Any, cancelled: Callable[[], bool], make_runner: Callable
                 queues.clear()
         for a in live:
             feed(a)
+    # a worker can die with nothing in flight (after its last point): ask each one left, so that
+    # the death is reported and the re-measurement does not go to a dead worker
+    for actor in [a for a in live if not _answers(a)]:
+        live.remove(actor)
+        lost.append(_dead_note(places[id(actor)], "after its points were done"))
     runner.bench_s += time.perf_counter() - t0
     where = sorted({places[id(a)]["node"] for a in live})
     out.notes.append(f"ran on {len(live)} Ray worker(s)" + (f" on node(s) {', '.join(where)}" if where else "")
                      + (f", {ahead} configs compiled ahead on their CPU cores" if ahead else "")
                      + "; the re-measurement on one of them")
-    out.notes.extend(f"{msg}: its points ran on the other workers" for msg in lost)
+    out.notes.extend(msg if "after its points" in msg else f"{msg}: its points ran on the other workers"
+                     for msg in lost)
     if lost:  # the next sweep starts a whole set again
         _pool["actors"] = live
         _pool["key"] = None
@@ -290,6 +293,23 @@ def run_points(runner: Any, cancelled: Callable[[], bool], make_runner: Callable
     else:  # pragma: no cover - every actor died: the re-measurement runs here
         _pool.clear()
     return True
+
+
+def _dead_note(place: dict[str, Any], why: str) -> str:
+    return (f"Ray worker {place['pid']} on node {place['node']}"
+            + (f" (GPU {','.join(place['gpus'])})" if place["gpus"] else "") + f" died ({why})")
+
+
+def _answers(actor: Any, timeout_s: float = 60.0) -> bool:
+    """Whether ``actor`` is alive: it answers a trivial call (a dead one raises at once)."""
+    import ray
+    from ray.exceptions import GetTimeoutError, RayActorError
+
+    try:
+        ray.get(actor.where.remote(), timeout=timeout_s)
+        return True
+    except (RayActorError, GetTimeoutError):
+        return False
 
 
 def refuse_without_ray() -> ErrorInfo | None:
