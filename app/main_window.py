@@ -160,6 +160,7 @@ class MainWindow(QMainWindow):
         self.advice = AdviceCard(self, self.view_menu, self.docks.compile, self.panel, ev, c.request_why, s.info,
                                  s.user_file, self.panel.backend, lambda: s.gpu_available,
                                  self.compile_view.current_target, places, self)
+        self.docks.add(self.advice.dock)  # Reset layout puts it back with the others
         self.layouts = Layouts(self, self.settings, self.docks, self.view_menu, self.actions.reset_layout_action,
                                self.banner)
         self.status = StatusStrip.install(self)  # messages elided before the labels on the right

@@ -65,6 +65,8 @@ class Docks:
         else:
             win.splitDockWidget(self.source, self.correctness, Qt.Orientation.Horizontal)
         self.history.raise_()
+        #: docks other parts of the window made (the Advice card's): shown and put back by Reset too
+        self._added: list[QDockWidget] = []
         #: the arrangement Reset layout puts back (set once the window has its default sizes)
         self.default_state = QByteArray()
 
@@ -91,9 +93,14 @@ class Docks:
             h = self._win.height()
             self._win.resizeDocks([self.plots, self.lessons], [int(h * 0.22), int(h * 0.78)], Qt.Orientation.Vertical)
 
+    def add(self, dock: QDockWidget) -> None:
+        """Count ``dock``, made and placed elsewhere (the Advice card's), among the window's
+        docks, before the default arrangement is noted: Reset layout puts it back and shows it."""
+        self._added.append(dock)
+
     def all(self) -> list[QDockWidget]:
         docks = [self.kernels, self.params, self.plots, self.correctness, self.source, self.history, self.compile]
-        return docks + ([self.lessons] if self.lessons is not None else [])
+        return docks + ([self.lessons] if self.lessons is not None else []) + self._added
 
     def apply_default_sizes(self) -> None:
         win = self._win
