@@ -33,6 +33,7 @@ from typing import Any
 from kernels.data.backends import AUTO
 from kernels.data.backends import CHOICES as BACKEND_CHOICES
 from kernels.data.safe_json import DamagedFile, read_json_file
+from kernels.data.virtual_gpus import VIRTUAL_GPUS
 
 from .paths import settings_path
 
@@ -60,6 +61,9 @@ class Settings:
     remote: str = ""  # run the worker on this ssh host (user@host; "" = here): app.transport_ssh
     remote_python: str = ""  # the interpreter there ("" = this one's path)
     remote_root: str = ""  # Tilescope's checkout there ("" = this one's path)
+    #: without a GPU, the GPU a script's device checks are answered as ("" = $TILESCOPE_VIRTUAL_GPU,
+    #: else sm_90); the worker is started with ``kernels.data.virtual_gpus.worker_env(this)``
+    virtual_gpu: str = ""
 
     #: the file this was loaded from and is saved to (not stored)
     path: Path | None = field(default=None, repr=False, compare=False)
@@ -225,6 +229,7 @@ _CHECKS = {
     "remote": lambda v: v if isinstance(v, str) and len(v) <= 300 else _INVALID,
     "remote_python": lambda v: v if isinstance(v, str) and len(v) <= 1000 else _INVALID,
     "remote_root": lambda v: v if isinstance(v, str) and len(v) <= 1000 else _INVALID,
+    "virtual_gpu": lambda v: v if v == "" or v in VIRTUAL_GPUS else _INVALID,
 }
 
 

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 from . import bench, compile, layout, lesson, listing, open_script, run, sweep, trace, why
 from .common import EXIT_USAGE, CliError, Failed, Parser, error_exit
+from .options import add_virtual_gpu_arg
 from .output import to_jsonable
 from .remote import close as close_worker
 
@@ -40,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=Parser)
     for verb in (listing, open_script, run, bench, sweep, trace, compile, layout, lesson, why):
         verb.add_parser(sub)
+    for name, p in sub.choices.items():  # every verb that runs a user's script in its worker
+        if name == "open" or "--file" in p._option_string_actions:
+            add_virtual_gpu_arg(p)
     return parser
 
 

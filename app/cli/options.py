@@ -8,10 +8,11 @@ import argparse
 from typing import Any
 
 from kernels.data.backends import AUTO, CHOICES
+from kernels.data.virtual_gpus import ENV_VAR, VIRTUAL_GPUS, normalize
 
 from .common import CliError
 
-__all__ = ["add_config_args", "add_value_args", "collect_values", "get_spec"]
+__all__ = ["add_config_args", "add_value_args", "add_virtual_gpu_arg", "collect_values", "get_spec"]
 
 #: the options that set a launch option (a parameter of kind "launch" of the same name)
 _LAUNCH_OPTIONS = (("--num-warps", "warps per program"), ("--num-stages", "pipelining stages"))
@@ -106,3 +107,19 @@ def add_config_args(p: argparse.ArgumentParser, sweep: bool) -> None:
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="run in a worker process and stop it after SECONDS (a sweep: without a new "
                         "point); a kernel that never ends cannot hang the command")
+
+
+def _virtual_gpu(text: str) -> str:
+    try:
+        return normalize(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def add_virtual_gpu_arg(p: argparse.ArgumentParser) -> None:
+    """``--virtual-gpu ARCH``: the GPU a script's device checks are answered as without one (the
+    worker that runs the script is started with ``$TILESCOPE_VIRTUAL_GPU`` set to it)."""
+    p.add_argument("--virtual-gpu", type=_virtual_gpu, metavar="ARCH",
+                   help=f"without a GPU, answer the script's device checks as this GPU: "
+                        f"{', '.join(g.label.replace('%', '%%') for g in VIRTUAL_GPUS.values())} "
+                        f"(default sm_90, or ${ENV_VAR}); no effect on a GPU")

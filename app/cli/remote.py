@@ -37,21 +37,25 @@ CLI_KINDS = frozenset({"run", "sweep", "trace", "bench", "compile", "open_script
 class Remote:
     """The worker behind one command: started on first use, the user's files loaded into it once."""
 
-    def __init__(self, timeout_s: float | None, verbose: bool = False) -> None:
+    def __init__(self, timeout_s: float | None, verbose: bool = False, virtual_gpu: str | None = None) -> None:
         if timeout_s is not None and not (math.isfinite(timeout_s) and timeout_s > 0):
             raise CliError(f"--timeout must be a positive number of seconds, got {timeout_s:g}")
         self.timeout_s = timeout_s
         self.verbose = verbose
+        self.virtual_gpu = virtual_gpu  # --virtual-gpu: the worker's $TILESCOPE_VIRTUAL_GPU
         self._client: Any = None
         self._loaded: dict[str, dict] = {}
 
     @property
     def client(self) -> Any:
+        from kernels.data.virtual_gpus import worker_env
+
         from ..client import WorkerClient
 
         if self._client is None:
             self._client = WorkerClient(default_timeout_s=self.timeout_s, respawn=False,
-                                        on_stderr=self._echo if self.verbose else None)
+                                        on_stderr=self._echo if self.verbose else None,
+                                        env=worker_env(self.virtual_gpu))
             if not self._client.wait_ready(300):
                 tail = " | ".join(line for line in self._client.stderr_tail(3) if line.strip())
                 raise CliError(f"the worker process did not start{': ' + tail if tail else ''}")
@@ -109,7 +113,8 @@ def remote(args: argparse.Namespace) -> Remote:
     """The command's worker (made on first use; ``close(args)`` ends it)."""
     r = getattr(args, "_remote", None)
     if r is None:
-        r = Remote(getattr(args, "timeout", None), bool(getattr(args, "verbose", False)))
+        r = Remote(getattr(args, "timeout", None), bool(getattr(args, "verbose", False)),
+                   getattr(args, "virtual_gpu", None))
         args._remote = r
     return r
 

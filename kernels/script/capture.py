@@ -646,5 +646,9 @@ def capture(path: str, backend: Backend, *, budget_s: float = 30.0, max_launches
     elif not cap.live and vgpu is not None and vgpu.asked and \
             any(f": {t}:" in out.error for t in ("RuntimeError", "AssertionError", "NotImplementedError")):
         out.error += after_error(vgpu)  # raised after asking what the GPU is: which one it was told
+    if vgpu is not None and vgpu.asked:
+        g = vgpu.gpu
+        cap.notes.append(f"the script's device checks were answered by a virtual {g.arch} ({g.name}, "
+                         f"{g.multiprocessor_count} SMs; no GPU here): another with --virtual-gpu")
     out.notes = list(dict.fromkeys(cap.notes))
     return out, cap.live

@@ -9,7 +9,8 @@ for device properties, the facts of the GPU named by ``target`` (an H200, sm_90,
 the script's own occupancy arithmetic then runs on the numbers of a real GPU, and the notes say
 which. Given the script's path, its device checks (``x.is_cuda``, ``torch.cuda.get_device_capability()``,
 ``torch.cuda.Event``, …) are answered by the virtual GPU of ``virtual_gpu`` (sm_90 unless
-``TILESCOPE_VIRTUAL_GPU`` names another), whose properties the driver stand-in reports then.
+``--virtual-gpu`` or ``TILESCOPE_VIRTUAL_GPU`` names another), whose properties the driver
+stand-in reports then.
 Everything is put back on exit.
 """
 

@@ -4,9 +4,10 @@ Scripts check the device in many ways before they launch — ``assert x.is_cuda`
 ``x.device.type == "cuda"``, ``torch.cuda.is_available()``, ``torch.cuda.get_device_capability()``,
 ``torch.cuda.get_device_properties(0).multi_processor_count``, ``torch.cuda.Event`` timing,
 ``torch.cuda.synchronize()``. Inside ``virtual_gpu()`` each answers as it would on the chosen GPU
-(``VIRTUAL_GPUS``: an H200, sm_90, by default; ``TILESCOPE_VIRTUAL_GPU=sm_100`` or
-``virtual_gpu("sm_100")`` for another), while the tensors stay on the CPU, where the interpreter
-runs the kernels (``cuda_on_cpu`` serves ``device='cuda'`` there).
+(``kernels.data.virtual_gpus``: an H200, sm_90, by default; ``--virtual-gpu sm_100``,
+``TILESCOPE_VIRTUAL_GPU=sm_100`` or ``virtual_gpu(script, "sm_100")`` for another), while the
+tensors stay on the CPU, where the interpreter runs the kernels (``cuda_on_cpu`` serves
+``device='cuda'`` there).
 
 - ``Tensor.is_cuda`` and ``Tensor.device`` say CUDA only to the script's own code (frames of files
   in the script's folder) while ``device='cuda'`` is served on the CPU (``cuda_on_cpu``'s torch
@@ -37,65 +38,9 @@ from typing import Any
 
 import torch
 
+from ..data.virtual_gpus import ENV_VAR, VIRTUAL_GPUS, VirtualGPU, chosen_gpu
+
 __all__ = ["VIRTUAL_GPUS", "VirtualGPU", "chosen_gpu", "virtual_gpu", "ENV_VAR", "lacking", "after_error"]
-
-#: the environment variable that picks the virtual GPU (a key of ``VIRTUAL_GPUS``)
-ENV_VAR = "TILESCOPE_VIRTUAL_GPU"
-
-
-@dataclass(frozen=True)
-class VirtualGPU:
-    """What a script is told about the GPU it does not have (the vendor's published figures)."""
-
-    arch: str  # "sm_90"
-    name: str
-    capability: tuple[int, int]
-    multiprocessor_count: int
-    max_shared_mem: int  # bytes of shared memory per block, opt-in
-    max_num_regs: int  # 32-bit registers per SM
-    total_memory: int  # bytes
-    sm_clock_rate: int  # kHz
-    mem_clock_rate: int  # kHz
-    mem_bus_width: int  # bits
-    warp_size: int = 32
-    l2_cache_size: int = 0
-
-    def driver_properties(self) -> dict[str, Any]:
-        """What ``driver.active.utils.get_device_properties`` returns (Triton's keys)."""
-        return {"name": self.display_name, "max_shared_mem": self.max_shared_mem, "max_num_regs": self.max_num_regs,
-                "multiprocessor_count": self.multiprocessor_count, "warpSize": self.warp_size,
-                "sm_clock_rate": self.sm_clock_rate, "mem_clock_rate": self.mem_clock_rate,
-                "mem_bus_width": self.mem_bus_width}
-
-    @property
-    def display_name(self) -> str:
-        return f"{self.name} (virtual: no GPU here)"
-
-    @property
-    def cc(self) -> int:
-        return self.capability[0] * 10 + self.capability[1]
-
-
-#: the GPUs a script may be told it runs on; sm_90 (the project's H200) by default
-VIRTUAL_GPUS: dict[str, VirtualGPU] = {g.arch: g for g in (
-    VirtualGPU("sm_80", "NVIDIA A100-SXM4-80GB", (8, 0), 108, 166912, 65536, 80 << 30, 1410000, 1593000, 5120,
-               l2_cache_size=40 << 20),
-    VirtualGPU("sm_89", "NVIDIA L40S", (8, 9), 142, 101376, 65536, 48 << 30, 2520000, 9001000, 384,
-               l2_cache_size=96 << 20),
-    VirtualGPU("sm_90", "NVIDIA H200", (9, 0), 132, 232448, 65536, 141 << 30, 1980000, 2619000, 6144,
-               l2_cache_size=50 << 20),
-    VirtualGPU("sm_100", "NVIDIA B200", (10, 0), 148, 232448, 65536, 180 << 30, 1965000, 3996000, 8192,
-               l2_cache_size=126 << 20),
-)}
-
-
-def chosen_gpu(arch: str | None = None) -> VirtualGPU:
-    """The virtual GPU named by ``arch``, else by ``$TILESCOPE_VIRTUAL_GPU``, else sm_90."""
-    key = (arch or os.environ.get(ENV_VAR) or "sm_90").strip().lower()
-    key = key if key.startswith("sm_") else f"sm_{key.replace('.', '')}"
-    if key not in VIRTUAL_GPUS:
-        raise ValueError(f"no virtual GPU {key!r}: choose one of {', '.join(VIRTUAL_GPUS)} ({ENV_VAR})")
-    return VIRTUAL_GPUS[key]
 
 
 @dataclass
@@ -324,9 +269,11 @@ _MISSING = object()
 
 
 def _another(g: VirtualGPU) -> str:
+    """How to choose another virtual GPU (the next newer one): the option and the variable."""
     others = [a for a in VIRTUAL_GPUS if a != g.arch]
     newer = [a for a in others if VIRTUAL_GPUS[a].cc > g.cc]
-    return f"{ENV_VAR}={(newer or others)[0]}" if others else ""
+    arch = (newer or others)[0]
+    return f"--virtual-gpu {arch} ({ENV_VAR}={arch})"
 
 
 def lacking(session: _Session, last_printed: str = "") -> str:
@@ -336,7 +283,7 @@ def lacking(session: _Session, last_printed: str = "") -> str:
     g = session.gpu
     said = f"; it printed: {last_printed.strip()[:160]}" if last_printed.strip() else ""
     return (f"it launched no Triton kernel after asking {session.asked[-1]} — the virtual GPU is {g.arch} "
-            f"({g.name}); to open it as on another GPU set {_another(g)} (one of {', '.join(VIRTUAL_GPUS)}){said}")
+            f"({g.name}); to open it as on another GPU: {_another(g)}; one of {', '.join(VIRTUAL_GPUS)}{said}")
 
 
 def after_error(session: _Session) -> str:

@@ -176,9 +176,10 @@ def test_a_budget_that_ends_inside_a_launch_names_it(tmp_path):
 @pytest.mark.parametrize(("script", "expect"), [
     ("no_launch.py", "ran to its end"),
     ("missing_package.py", "pip install tilescope_absent_pkg"),
-    ("needs_blackwell.py", "TILESCOPE_VIRTUAL_GPU=sm_100"),
+    ("needs_blackwell.py", "--virtual-gpu sm_100 (TILESCOPE_VIRTUAL_GPU=sm_100)"),
     ("raises_without_hopper.py", "requires a Blackwell NVIDIA GPU (it had asked the GPU's capability at "
-     "raises_without_hopper.py:4: the virtual GPU is sm_90, NVIDIA H200; another: TILESCOPE_VIRTUAL_GPU=sm_100)"),
+     "raises_without_hopper.py:4: the virtual GPU is sm_90, NVIDIA H200; another: --virtual-gpu sm_100 "
+     "(TILESCOPE_VIRTUAL_GPU=sm_100))"),
 ])
 def test_one_line_answers(script, expect):
     cap, specs = _open(script)
