@@ -58,8 +58,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--png", metavar="PATH", help="write the program grid and tile maps to this PNG")
     p.add_argument("--wave", type=int, metavar="W", help="in the PNG, highlight wave W and what it touches")
     p.add_argument("--step", type=int, metavar="K",
-                   help="in the PNG, only the accesses of iteration K (0-based) of the kernel's first loop "
-                        "(matmul: the A and B tiles of K step K)")
+                   help="in the PNG, only the accesses of step K (1..n, as the window's loop slider counts: "
+                        "\"step 1 of 8\") of the kernel's first loop (matmul: the A and B tiles of that K step)")
     p.add_argument("--json", nargs="?", const="-", metavar="PATH",
                    help="write a JSON summary to PATH (alone: print it instead of the text summary)")
     p.add_argument("--npz", metavar="PATH", help="write the raw arrays (events, maps, stats) to this .npz")
@@ -82,8 +82,8 @@ def _check_args(args: argparse.Namespace) -> None:
         raise CliError(f"--n-sms and --programs-per-sm must be between 1 and {_MAX_MODEL:,}")
     if args.workers is not None and not 1 <= args.workers <= _MAX_WORKERS:
         raise CliError(f"--workers must be between 1 and {_MAX_WORKERS}")
-    if args.step is not None and (args.step < 0 or not args.png):
-        raise CliError(f"--step {args.step}: give a step of 0 or more, with --png PATH (the PNG shows that step)")
+    if args.step is not None and (args.step < 1 or not args.png):
+        raise CliError(f"--step {args.step}: give a step from 1 (the first), with --png PATH (the PNG shows that step)")
     if args.window:
         try:
             Window.parse(args.window)
@@ -142,12 +142,7 @@ def _write_all(args: argparse.Namespace, tr: Any, quiet: bool = False) -> int:
     away) does not lose the trace: it is kept as a pickle in the temporary folder, and the one
     error line says where. The other files are still written."""
     if args.step is not None:  # a step the trace has not: one line, before any file is written
-        from kernels.trace.render import step_trace
-
-        try:
-            step_trace(tr, args.step)
-        except ValueError as e:
-            raise CliError(f"--{e}") from None
+        _check_step(tr, args.step)
     written, failed = _write_files(args, tr)
     for path in written if not quiet else ():
         print(f"wrote {path}")
@@ -160,13 +155,24 @@ def _write_all(args: argparse.Namespace, tr: Any, quiet: bool = False) -> int:
     return EXIT_FAILED
 
 
+def _check_step(tr: Any, step: int) -> None:
+    """CliError (one line) unless the trace's first loop has step ``step``, counted from 1."""
+    from kernels.trace.render import loop_steps, loop_where
+
+    n = loop_steps(tr)
+    if n == 0:
+        raise CliError(f"--step {step}: {tr.kernel} has no loop to step through (no access was made in a loop)")
+    if step > n:
+        raise CliError(f"--step {step} is out of range: {loop_where(tr, 0)} ran steps 1..{n}")
+
+
 def _write_files(args: argparse.Namespace, tr: Any) -> tuple[list[str], list[tuple[str, str, str]]]:
     """The --png, --npz and --json PATH files asked for: (paths written, (option, path, why) of
     those that failed)."""
     def png(path: str) -> None:
         from kernels.trace.render import render_png
 
-        render_png(tr, path, wave=args.wave, step=args.step)
+        render_png(tr, path, wave=args.wave, step=None if args.step is None else args.step - 1)  # 0-based there
 
     def npz(path: str) -> None:
         import numpy as np

@@ -20,9 +20,10 @@ alike and nothing aliases; an element several programs read takes its first read
 lighter. The title says which colouring was chosen and why.
 
 ``wave=w`` dims everything except the programs of wave ``w`` and the elements they touch.
-``step=k`` draws iteration ``k`` (0-based, as the window's loop slider counts) of the kernel's
-first loop only: the maps are made from the accesses of that iteration (matmul: the A and B tiles
-of K step ``k``; the store after the loop is not in it), and the title says which step it is.
+``step=k`` draws iteration ``k`` (0-based) of the kernel's first loop only: the maps are made
+from the accesses of that iteration (matmul: the A and B tiles of K step ``k``; the store after
+the loop is not in it), and the title says which step it is, counted from 1 as the window's loop
+slider and ``tilescope trace --step`` count ("step 2 of 4": ``k`` = 1).
 Program ids are written on the grid cells, and on each tile a single program wrote (or alone
 read), wherever the number fits. Text lines wrap to the image's width. The image's
 ``info["text_lines"]`` lists every line drawn as (x, y, text), ``info["pid_labels"]`` every
@@ -45,7 +46,7 @@ from ..data.maps import derive, event_lane_mask, footprint, programs_in_wave
 from ..data.trace import NO_PROGRAM, OP_LOAD, SEVERAL, AccessTable, Trace
 
 __all__ = ["PALETTE", "GREY", "RED", "AUTO_MAX_PROGRAMS", "render", "render_png", "tensor_rgb", "grid_rgb",
-           "fold_shape", "loop_steps", "step_trace", "tensor_owner", "launch_order_rgb", "colouring"]
+           "fold_shape", "loop_steps", "loop_where", "step_trace", "tensor_owner", "launch_order_rgb", "colouring"]
 
 # Tableau-20: distinguishable neighbours, so adjacent programs never share a colour
 PALETTE = np.array([
@@ -233,7 +234,8 @@ def loop_steps(trace: Trace, loop: int = 0) -> int:
     return int(it[:, loop].max()) + 1
 
 
-def _loop_where(trace: Trace, loop: int) -> str:
+def loop_where(trace: Trace, loop: int) -> str:
+    """Where loop ``loop`` is, for a person: "the loop at line 57 (for k in range(...))"."""
     line = trace.loop_lines[loop] if loop < len(trace.loop_lines) else -1
     if line < 0:
         return f"loop {loop}"
@@ -251,7 +253,7 @@ def step_trace(trace: Trace, step: int, loop: int = 0) -> Trace:
     if n == 0:
         raise ValueError(f"step {step}: {trace.kernel} has no loop to step through (no access was made in a loop)")
     if not 0 <= step < n:
-        raise ValueError(f"step {step} is out of range: {_loop_where(trace, loop)} ran steps 0..{n - 1}")
+        raise ValueError(f"step {step} is out of range: {loop_where(trace, loop)} ran steps 0..{n - 1}")
     ev = trace.events
     rows = ev.iters[:, loop] == step
     n_active = ev.n_active[rows]
@@ -411,7 +413,8 @@ def _title(trace: Trace, wave: int | None, step: int | None, loop: int, why: str
     if why:
         title.append(f"colour = launch order (first program dark violet -> last yellow), chosen because {why}")
     if step is not None:
-        title.append(f"step {step} (steps 0..{loop_steps(trace, loop) - 1}) of {_loop_where(trace, loop)}: only the "
+        # counted from 1, as the window's loop slider says it ("step 1 of 8") and the CLI's --step takes it
+        title.append(f"step {step + 1} of {loop_steps(trace, loop)} in {loop_where(trace, loop)}: only the "
                      "accesses of that iteration (those before or after the loop are left out)")
     if wave is not None:
         title.append(f"highlight: wave {wave} ({trace.n_sms} SMs x {trace.programs_per_sm}/SM)")

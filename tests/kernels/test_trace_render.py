@@ -54,7 +54,7 @@ def test_a_step_holds_the_tiles_of_that_k_step(mm):
     assert (st.maps_of("a_ptr").n_readers[:, 16:32] == 4).all()  # 4 column tiles of C share each A tile
     img = render(mm, step=1)
     title = " ".join(t for _, _, t in img.info["text_lines"][:6])
-    assert "step 1 (steps 0..3) of the loop at line" in title
+    assert "step 2 of 4 in the loop at line" in title  # counted from 1, as the window says it
 
 
 def test_every_text_line_fits_inside_the_image_and_no_value_is_cut(mm):
@@ -93,9 +93,9 @@ def test_program_ids_are_written_on_grid_cells_and_on_the_tiles_they_wrote(mm):
 
 
 @pytest.mark.parametrize(("argv", "words"), [
-    ([*MM, "--step", "4"], ("--step 4 is out of range: the loop at line", "(for k in range(", "ran steps 0..3")),
-    ([*MM, "--step", "-1"], ("--step -1: give a step of 0 or more",)),
-    (["trace", "vector_add", "-s", "N=256", "--step", "0"], ("vector_add has no loop to step through",)),
+    ([*MM, "--step", "5"], ("--step 5 is out of range: the loop at line", "(for k in range(", "ran steps 1..4")),
+    ([*MM, "--step", "0"], ("--step 0: give a step from 1",)),
+    (["trace", "vector_add", "-s", "N=256", "--step", "1"], ("vector_add has no loop to step through",)),
     ([*MM, "--step", "1"], ("with --png PATH",)),
 ])
 def test_a_step_it_cannot_draw_is_one_clear_line(tmp_path, capsys, argv, words):
