@@ -44,14 +44,14 @@ from ..data.params import ValidationError
 from ..data.results import ErrorInfo, Progress, RunRequest, RunResult, SweepPoint, SweepRequest, SweepResult
 from ..data.tuning import rank
 from ..data.tuning.space import LAUNCH_OPTIONS, Space, build_space
-from ..run import backends, bench, device, peaks, timing
+from ..run import backends, bench, device, memory, peaks, timing
 from ..run.backends import Backend
 from ..run.prepare import InputCache, prepare
 from ..sources.lookup import get_spec
 from ..specs.spec import KernelSpec
 from ..tune import limits as tlimits
-from ..tune import pipeline
-from .run import CancelFn, ProgressFn, run
+from ..tune import pipeline, warm_start
+from .run import CancelFn, LiveCache, ProgressFn, run
 
 __all__ = ["sweep", "best_index", "plan_sweep", "SweepPlan"]
 
@@ -184,7 +184,9 @@ class _Runner:
                  cancel: CancelFn | None, on_point: Callable[[SweepPoint], None] | None) -> None:
         self.req, self.plan, self.out = req, plan, out
         self.progress, self.cancel, self.on_point = progress, cancel, on_point
-        self.cache = InputCache()
+        # the inputs of the data group and their references (a LiveCache keeps the references
+        # computed at the first point that passed, for the next points on the same inputs)
+        self.cache: InputCache = LiveCache()
         self.torch_timings: dict[Any, Any] = {}
         self.torch_clocks: dict[Any, Any] = {}
         self.n = len(plan.jobs)
@@ -286,60 +288,87 @@ class _Runner:
 
     # -- compiled ahead ---------------------------------------------------------------------------
     def pipelined(self, kind: str, workers: int) -> bool:
+        """Per data group: the compiles submitted first (on stand-ins from a dry run of the inputs),
+        then, while they run, the group's inputs and the device's peaks for its dtype; each
+        config benchmarked as soon as its compile lands."""
         plan, req = self.plan, self.req
         groups: dict[Any, list[_Job]] = {}
         for job in plan.jobs:
             groups.setdefault(job.data_key, []).append(job)
         pool = pipeline.CompilePool(kind, workers)
         busy = [math.inf, 0.0]  # first submit, last compile done
-        fallbacks: list[str] = []
-        n_ahead = 0
+        tally: dict[str, Any] = {"fallbacks": [], "ahead": 0}
         try:
             for jobs in groups.values():
                 runnable = [j for j in jobs if j.cfg is not None and not j.fit.reason]
                 # pruned points and invalid values first: they land at once
                 if not self.sequential([j for j in jobs if j.cfg is None or j.fit.reason]):
                     return False
-                metas = self._metas(runnable[0]) if runnable else None
+                dry = self._dry_metas(runnable[0]) if runnable else None
+                metas = dry if dry is not None else (self._metas(runnable[0]) if runnable else None)
                 if metas is None:
                     if not self.sequential(runnable):
                         return False
                     continue
                 busy[0] = min(busy[0], time.perf_counter())
                 pending = {pool.submit(plan.spec, req.user_file, j.cfg, metas, j.options): j for j in runnable}
+                pipeline.build_launcher_ahead(plan.spec, runnable[0].cfg, metas, runnable[0].options)
                 if self.progress is not None:
                     done_n = len(self.out.points)
                     self.progress(Progress(f"compiling {len(runnable)} configs", done_n / self.n, done_n, self.n,
                                            "points"))
                 for f in pending:
                     f.add_done_callback(lambda _f: busy.__setitem__(1, time.perf_counter()))
-                while pending:
-                    if self.cancelled():
+                if dry is not None and not self._inputs_while_compiling(runnable[0]):
+                    for f in pending:  # the inputs cannot be built: each run says why
+                        f.cancel()
+                    if not self.sequential(runnable):
                         return False
-                    done, _ = cf.wait(pending, timeout=0.1, return_when=cf.FIRST_COMPLETED)
-                    for f in sorted(done, key=lambda f: pending[f].index):
-                        if self.cancelled():
-                            return False
-                        job = pending.pop(f)
-                        oc = pool.outcome(f)
-                        if oc.fallback:
-                            fallbacks.append(oc.fallback)
-                        else:
-                            n_ahead += 1
-                        if oc.error is not None:
-                            self.emit(job, self.unrun(job, oc.error), oc.seconds)
-                        else:
-                            self.run_one(job, None if oc.fallback else oc.seconds)
+                    continue
+                if not self._land(pending, pool, tally):
+                    return False
         finally:
             pool.close()
             if busy[1] > busy[0]:
                 self.out.phases["compile"] = busy[1] - busy[0]
-            if n_ahead:
-                self.out.notes.append(f"compiled {n_ahead} configs ahead in {pool.workers} {kind} "
+            if tally["ahead"]:
+                self.out.notes.append(f"compiled {tally['ahead']} configs ahead in {pool.workers} {kind} "
                                       f"({self.out.phases.get('compile', 0.0):.1f} s busy)")
+            fallbacks = tally["fallbacks"]
             for msg in dict.fromkeys(fallbacks):
                 self.out.notes.append(f"{fallbacks.count(msg)} configs {msg}: compiled at their first launch")
         return True
+
+    def _land(self, pending: dict[cf.Future, _Job], pool: pipeline.CompilePool, tally: dict[str, Any]) -> bool:
+        """Run each config as its compile lands (in the space's order among those landed
+        together); False when cancelled."""
+        while pending:
+            if self.cancelled():
+                return False
+            done, _ = cf.wait(pending, timeout=0.1, return_when=cf.FIRST_COMPLETED)
+            for f in sorted(done, key=lambda f: pending[f].index):
+                if self.cancelled():
+                    return False
+                job = pending.pop(f)
+                oc = pool.outcome(f)
+                if oc.fallback:
+                    tally["fallbacks"].append(oc.fallback)
+                else:
+                    tally["ahead"] += 1
+                if oc.error is not None:
+                    self.emit(job, self.unrun(job, oc.error), oc.seconds)
+                else:
+                    self.run_one(job, None if oc.fallback else oc.seconds)
+        return True
+
+    def _dry_metas(self, job: _Job) -> dict[str, Any] | None:
+        """Stand-ins of the group's inputs from a dry run of its builder (nothing allocated), so
+        the compiles start before the inputs exist; None where the dry run cannot follow it."""
+        try:
+            tensors = memory.dry_inputs(self.plan.spec, dict(job.cfg or {}))
+            return pipeline.metas_of(tensors)
+        except Exception:  # noqa: BLE001 - a builder the dry run cannot follow: the real inputs
+            return None
 
     def _metas(self, job: _Job) -> dict[str, Any] | None:
         """Stand-ins of the group's inputs for the compiles (None: the runs report the problem)."""
@@ -349,6 +378,26 @@ class _Runner:
         except Exception:  # noqa: BLE001 - e.g. too large: each run says so
             self.cache.clear()
             return None
+
+    def _inputs_while_compiling(self, job: _Job) -> bool:
+        """Build the group's inputs (the points reuse them) and read — or, the first time on this
+        device, measure — the peaks for its dtype, while the compiles run. False when the inputs
+        cannot be built (too large…): the runs then report it."""
+        phases = self.out.phases
+        t0 = time.perf_counter()
+        try:
+            prepare(self.plan.spec, job.run_values, self.plan.backend, int(self.req.seed), self.cache)
+        except Exception:  # noqa: BLE001 - each run says why
+            self.cache.clear()
+            return False
+        t1 = time.perf_counter()
+        phases["inputs"] = phases.get("inputs", 0.0) + t1 - t0
+        try:
+            peaks.peak_for(self.plan.spec.metric, str((job.cfg or {}).get("dtype", "")))
+        except Exception:  # noqa: BLE001 - the points' timing says so
+            pass
+        phases["peaks"] = phases.get("peaks", 0.0) + time.perf_counter() - t1
+        return True
 
     # -- after the runs ---------------------------------------------------------------------------
     def remeasure(self) -> None:
@@ -388,7 +437,7 @@ class _Runner:
     def measure(self, cands: list[tuple[dict, dict]], method: str) -> list[list[float]] | None:
         """Samples of each candidate from ``remeasure_rounds`` interleaved rounds (None: cancelled)."""
         return pipeline.remeasure_samples(self.plan.spec, self.plan.backend, int(self.req.seed), cands,
-                                          self.req.remeasure_rounds, self.cancel)
+                                          self.req.remeasure_rounds, self.cancel, self.cache)
 
 
 def sweep(req: SweepRequest, progress: ProgressFn | None = None, cancel: CancelFn | None = None,
@@ -396,6 +445,9 @@ def sweep(req: SweepRequest, progress: ProgressFn | None = None, cancel: CancelF
     """Run every point of the request's space (see the module doc); never raises."""
     t0 = time.perf_counter()
     out = SweepResult(request=req, points=[], best=None, generation=req.generation)
+    waited = warm_start.wait()  # a worker's head start still running: its steps are not done twice
+    if waited > 0.0:
+        out.phases["warm-up wait"] = waited
     try:
         plan = plan_sweep(req)
     except Exception as e:  # noqa: BLE001 - the engine reports, it does not raise

@@ -21,6 +21,7 @@ the short per-point benchmark, and the interleaved re-measurement of the fastest
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -38,7 +39,7 @@ from ..specs.spec import KernelSpec
 from . import procpool
 
 __all__ = ["CompileOutcome", "CompilePool", "POINT_BENCH", "REMEASURE_BENCH", "TensorMeta", "bench_point",
-           "compile_config", "launches_of", "metas_of", "pool_kind", "remeasure", "remeasure_samples"]
+           "build_launcher_ahead", "compile_config", "launches_of", "metas_of", "pool_kind", "remeasure", "remeasure_samples"]
 
 #: (warm-up ms, rep ms) for a sweep point's first measurement, kept for reference: points are now
 #: timed by the timing policy's SWEEP budget (``kernels.run.timing``: warmed to a steady clock,
@@ -140,6 +141,28 @@ def launches_of(spec: KernelSpec, cfg: Mapping[str, Any], metas: Mapping[str, An
     tensors = {k: v.stand_in() if isinstance(v, TensorMeta) else v for k, v in metas.items()}
     spec.run_launch(lambda fn: _Recording(fn, options, out), tensors, dict(cfg))
     return out
+
+
+def build_launcher_ahead(spec: KernelSpec, cfg: Mapping[str, Any] | None, metas: Mapping[str, Any],
+                         options: Mapping[str, Any]) -> threading.Thread | None:
+    """Where Triton builds a C launcher per kernel signature at the first launch (Triton 3.6:
+    gcc, ``compile_target.launcher_builder``), build the one ``cfg``'s launches will use now, on
+    a thread beside the compiles; the configs of a sweep share their signature, so the first
+    launch finds it in Triton's cache. None where there is nothing to build."""
+    if cfg is None:
+        return None
+    try:
+        from ..compile.target import launcher_builder
+
+        builds = [b for fn, args, kw in launches_of(spec, cfg, metas, options)
+                  if (b := launcher_builder(fn, args, kw)) is not None]
+    except Exception:  # noqa: BLE001 - only a head start: the first launch builds it
+        return None
+    if not builds:
+        return None
+    t = threading.Thread(target=lambda: [b() for b in builds], name="tilescope-launcher-ahead", daemon=True)
+    t.start()
+    return t
 
 
 # ---------------------------------------------------------------------------------------------
@@ -329,10 +352,14 @@ def remeasure(spec: KernelSpec, backend: Any, seed: int, candidates: Sequence[tu
 
 
 def remeasure_samples(spec: KernelSpec, backend: Any, seed: int, candidates: Sequence[tuple[dict, dict]],
-                      rounds: int, cancel: Callable[[], bool] | None = None) -> list[list[float]] | None:
+                      rounds: int, cancel: Callable[[], bool] | None = None,
+                      cache: InputCache | None = None) -> list[list[float]] | None:
     """The samples (ms) of each candidate from ``rounds`` interleaved rounds (each round in a
-    rotated order, so that no config always runs first). None when cancelled."""
-    cache = InputCache()
+    rotated order, so that no config always runs first). None when cancelled. ``cache``: the
+    sweep's, holding the group's inputs already (same seed, same data: reused, not drawn again);
+    kept as it is, where one made here is dropped."""
+    own = cache is None
+    cache = InputCache() if cache is None else cache
     samples: list[list[float]] = [[] for _ in candidates]
     try:
         prepared = [prepare(spec, values, backend, seed, cache) for values, _ in candidates]
@@ -348,7 +375,8 @@ def remeasure_samples(spec: KernelSpec, backend: Any, seed: int, candidates: Seq
                     i = (j + r) % len(fns)
                     samples[i].extend(_time_once(fns[i], backend.is_interpreter))
     finally:
-        cache.clear()
+        if own:
+            cache.clear()
     return samples
 
 
