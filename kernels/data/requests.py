@@ -55,7 +55,8 @@ class RequestKind:
     #: may run while a compile ahead is in flight (it does not run the interpreter, which patches
     #: ``triton.language``)
     beside_compiles: bool = False
-    #: leaves the worker's live cache (a window's inputs between runs) alone
+    #: does not release the worker's live cache (a window's inputs between runs) first: it leaves it
+    #: alone, or (run, trace) takes its inputs or replaces them
     keeps_live_cache: bool = False
     #: leaves the worker's kept full trace (behind a reduced one) alone
     keeps_full_trace: bool = False
@@ -79,10 +80,12 @@ REQUESTS: tuple[RequestKind, ...] = (
                 keeps_live_cache=True),
     RequestKind("sweep", (SweepRequest,), (SweepResult,), "a grid or tune sweep, point by point",
                 cancellable=True, reports_progress=True, sends_points=True, long_running=True, supersedes=True),
+    # a trace takes the live cache's inputs when they are its own (a Run of the same data and seed
+    # drew them), else its inputs replace them there, as another Run's would
     RequestKind("trace", (TraceRequest,), (TraceResult, GpuTraceResult),
                 "a trace, routed by its backend (the GPU recorder's is a GpuTraceResult)",
                 cancellable=True, reports_progress=True, long_running=True, supersedes=True, timed_like_run=True,
-                keeps_full_trace=True),
+                keeps_live_cache=True, keeps_full_trace=True),
     _small("trace_region", (RegionRequest,), (RegionAnswer,),
            "a rectangle of the last reduced trace at full resolution"),
     RequestKind("load_file", (str,), (dict,), "a user's kernel file or plain script loaded: its infos, notes",

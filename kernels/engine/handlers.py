@@ -169,13 +169,15 @@ def _trace(state: EngineState, payload: Any, call: Call) -> Any:
     # routed by the request's backend: the interpreter recorder (it refuses traces too large for
     # the pipe or the host before building them), the GPU recorder, or interpreter vs GPU; the
     # window's request (``max_cells``) gets back no more than it can draw, and the full trace
-    # behind it is kept for ``trace_region`` (kernels.engine.kept_trace)
+    # behind it is kept for ``trace_region`` (kernels.engine.kept_trace). The inputs are the live
+    # cache's when the window's last Run drew the same ones (a GPU trace of vector add 2^26 drew
+    # them again on the CPU for ~1 s: docs/benchmarks/gpu-trace.md)
     if getattr(payload, "max_cells", None):
         from .kept_trace import KeptTrace
 
         state.kept_trace = state.kept_trace or KeptTrace()
-        return state.kept_trace.serve(payload, call.progress, call.cancel)
-    return serve_trace(payload, progress=call.progress, cancel=call.cancel)
+        return state.kept_trace.serve(payload, call.progress, call.cancel, cache=state.live_cache)
+    return serve_trace(payload, progress=call.progress, cancel=call.cancel, cache=state.live_cache)
 
 
 def _trace_region(state: EngineState, payload: Any, call: Call) -> Any:

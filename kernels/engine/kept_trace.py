@@ -56,9 +56,11 @@ class KeptTrace:
             _empty_cuda_cache()
         self.key, self._full, self._gpu, self._shapes, self._drawn = "", None, None, [], []
 
-    def serve(self, request: Any, progress: Any = None, cancel: Any = None, *, device: str | None = None) -> Any:
-        """Serve trace ``request`` (``serve_trace``; a window's request reduced by ``for_window``)
-        and keep the full trace when the answer is reduced. What was kept before is dropped first."""
+    def serve(self, request: Any, progress: Any = None, cancel: Any = None, *, device: str | None = None,
+              cache: Any = None) -> Any:
+        """Serve trace ``request`` (``serve_trace``, with the live ``cache``; a window's request
+        reduced by ``for_window``) and keep the full trace when the answer is reduced. What was
+        kept before is dropped first."""
         from ..trace.service import for_window
         from .trace_router import serve_trace
 
@@ -66,7 +68,7 @@ class KeptTrace:
         max_cells = getattr(request, "max_cells", None)
         kept: list[Any] = []
         result = serve_trace(request, progress=progress, cancel=cancel, device=device,
-                             on_kept=kept.append if max_cells else None)
+                             on_kept=kept.append if max_cells else None, cache=cache)
         full = getattr(result, "trace", None)
         result = for_window(result, max_cells, progress)
         tr = getattr(result, "trace", None)

@@ -37,11 +37,14 @@ def _refused(request: TraceRequest, message: str) -> TraceResult:
 
 
 def serve_trace(request: TraceRequest, progress: ProgressFn | None = None, cancel: Any = None, *,
-                device: str | None = None, on_kept: Any = None) -> TraceResult | GpuTraceResult:
+                device: str | None = None, on_kept: Any = None, cache: Any = None) -> TraceResult | GpuTraceResult:
     """Serve ``request`` on its backend (see the module doc). ``device="cpu"`` runs a GPU
     request's instrumented build under the interpreter instead (the CPU tests' way to run the very
     code the GPU runs; no schedule there). ``on_kept``: a GPU trace's shadow buffers are kept on
-    the device and handed to it (``kernels.gpu_trace.service.gpu_trace``)."""
+    the device and handed to it (``kernels.gpu_trace.service.gpu_trace``). ``cache``: the worker's
+    live cache (``kernels.run.prepare.InputCache``): its inputs are traced when they are of the
+    request's data and seed (the window's last Run drew them), else the trace's own replace them
+    there; interpreter vs GPU builds its own."""
     backend = getattr(request, "backend", INTERPRETER)
     if backend not in NAMES:
         return _refused(request, f"unknown trace backend {backend!r} (choose {' or '.join(NAMES)})")
@@ -52,7 +55,7 @@ def serve_trace(request: TraceRequest, progress: ProgressFn | None = None, cance
             return _refused(request, "interpreter vs GPU needs the GPU backend")
         from ..trace import trace
 
-        return trace(request, progress=progress, cancel=cancel)
+        return trace(request, progress=progress, cancel=cancel, cache=cache)
     if (device or "cuda") != "cpu":
         try:
             require_cuda()
@@ -64,7 +67,9 @@ def serve_trace(request: TraceRequest, progress: ProgressFn | None = None, cance
     # whole and reduced again there (what that saved: docs/benchmarks/gpu-trace.md)
     max_cells = getattr(request, "max_cells", None)
     reduce = {"max_elements": min(MAX_MAP_ELEMENTS, int(max_cells))} if max_cells else {}
-    return gpu_trace(request, device=device, progress=progress, on_kept=on_kept, **reduce)
+    # and each program's accesses from the recording's tile records: what a pinned program lights
+    return gpu_trace(request, device=device, progress=progress, on_kept=on_kept, cache=cache,
+                     events_from_tiles=bool(max_cells), **reduce)
 
 
 def _host(t: Any) -> np.ndarray:

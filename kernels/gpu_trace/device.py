@@ -79,7 +79,7 @@ TIMELINE_ROW = 4
 _TR = tl.constexpr(TIMELINE_ROW)
 #: int64 ``tiles``: [1] = records per program (C); program p's record r (r < C; p's claimed count
 #: is ``stats[p, 4]``, which may pass C: those past it took the per-lane path) at
-#: TILE_HEADER + (p * C + r) * TILE_ROW: [base, s0, s1, pid | op << 32, r0, r1] — the access's
+#: TILE_HEADER + (p * C + r) * TILE_ROW: [base, s0, s1, pid | op << 32 | line << 40, r0, r1] — the access's
 #: active lanes are i < r0, j < r1 of its block, lane (i, j) at shadow index base + i * s0 + j * s1
 #: (a 1-D block: r1 = 1). Each program counts its own records: no atomic is shared by programs
 TILE_HEADER, TILE_ROW = 8, 6
@@ -253,7 +253,7 @@ def _tile_shadow(meta, ok, base, s0, s1, r0, r1, NT: tl.constexpr):
 
 
 @triton.jit
-def _note_tile(tiles, stats, meta, addr, act, pid, NT: tl.constexpr, OP: tl.constexpr):
+def _note_tile(tiles, stats, meta, addr, act, pid, NT: tl.constexpr, OP: tl.constexpr, LINE: tl.constexpr):
     """Write the access as one tile record when it is one (``_tile_of``, ``_tile_shadow``) and
     the program has room left: (it was, its active lanes)."""
     ok, base, s0, s1, r0, r1 = _tile_of(addr, act)
@@ -266,7 +266,7 @@ def _note_tile(tiles, stats, meta, addr, act, pid, NT: tl.constexpr, OP: tl.cons
         tl.store(row, base)
         tl.store(row + 1, s0)
         tl.store(row + 2, s1)
-        tl.store(row + 3, pid.to(tl.int64) + (OP << 32))
+        tl.store(row + 3, pid.to(tl.int64) + (OP << 32) + (LINE << 40))
         tl.store(row + 4, r0)
         tl.store(row + 5, r1)
     return ok, r0 * r1
@@ -301,7 +301,7 @@ def record(pointer, mask, pid, meta, maps, stats, oob, tiles, TABLE: tl.constexp
         addr, act = tl.broadcast(addr, mask)
         act = act != 0
     if OP != _ATOMIC and len(addr.shape) >= 1 and len(addr.shape) <= 2:
-        tiled, n_tile = _note_tile(tiles, stats, meta, addr, act, pid, TABLE // 2, OP)
+        tiled, n_tile = _note_tile(tiles, stats, meta, addr, act, pid, TABLE // 2, OP, LINE)
         if tiled:
             n_all = n_tile * 0 + addr.numel
             _note_program(stats, pid, n_tile * (pointer.dtype.element_ty.primitive_bitwidth // 8), n_all - n_tile,

@@ -38,10 +38,11 @@ from ..data.trace import AccessTable, TensorInfo, TensorMaps, Trace, TraceReques
 from ..interp import Interpreter, TensorArg, bind, constexpr_names, grid3, plain
 from ..interp.args import REACHED_ATTR, tensor_arg
 from ..run.backends import gpu_status, interpreter_backend
-from ..run.prepare import prepare
+from ..run.prepare import InputCache, prepare
 from ..sources.lookup import get_spec
 from ..specs.spec import jit_source
 from .device import OOB_CAP
+from .footprints import TileEvents, tile_events
 from .rewrite import instrument
 from .shadow import Recording
 
@@ -68,6 +69,8 @@ class GpuTrace:
     timeline: Timeline | None
     info: GpuTraceInfo
     recording: Recording | None = field(default=None, repr=False)
+    #: each program's accesses from its tile records (``footprints``), when asked for
+    tile_events: TileEvents | None = field(default=None, repr=False)
 
     def region(self, tensor: str | int, index: tuple[slice | int, ...]) -> TensorMaps:
         """Maps of ``tensor`` (name or index) over ``index`` at full resolution (needs ``keep=True``)."""
@@ -386,12 +389,13 @@ def gpu_trace_launch(launch: Callable[[Any], Any], *, kernel: str = "", values: 
                      device: str | None = None, timeline_only: bool = False,
                      max_elements: int | None = MAX_MAP_ELEMENTS, launch_index: int = 0, keep: bool = False,
                      kernels: tuple[Any, ...] = (), n_sms: int | None = None, programs_per_sm: int = 1,
-                     progress: ProgressFn | None = None) -> GpuTrace:
+                     progress: ProgressFn | None = None, events_from_tiles: bool = False) -> GpuTrace:
     """Trace one launch made by ``launch(K)`` (which calls ``K(jit_fn)[grid](...)`` with tensors on
     ``device``) from its instrumented build. ``n_sms`` (default: the device's) and
     ``programs_per_sm`` are the trace's wave model, as for the interpreter recorder (the kernel as
     written fits more programs on an SM than its maps build; ``kernels.data.maps.rewave`` changes
-    it later). Other arguments as for ``gpu_trace_spec``."""
+    it later). ``events_from_tiles``: each program's accesses over the maps' cells
+    (``footprints.tile_events``) in ``GpuTrace.tile_events``. Other arguments as for ``gpu_trace_spec``."""
     device = device or "cuda"
     on_gpu = device != "cpu"
     if on_gpu:
@@ -424,10 +428,12 @@ def gpu_trace_launch(launch: Callable[[Any], Any], *, kernel: str = "", values: 
         trace = _build_trace(name, dict(values or {}), ln, info, max_elements, n_sms or built_sms,
                              max(1, int(programs_per_sm)))
         trace.launch_index = launch_index
+    events = tile_events(ln.rec, info.map_strides) if trace is not None and events_from_tiles else None
+    ln.rec.records = None
     info.derive_s = time.perf_counter() - t0
     if trace is not None:
         trace.derive_s = info.derive_s
-    out = GpuTrace(trace, timeline, info, ln.rec if keep else None)
+    out = GpuTrace(trace, timeline, info, ln.rec if keep else None, events)
     if not keep:
         ln.rec.release()
     return out
@@ -445,7 +451,8 @@ def gpu_trace_spec(spec: Any, values: dict[str, Any] | None = None, *, seed: int
                    max_elements: int | None = MAX_MAP_ELEMENTS, device: str | None = None,
                    events_window: Window | str | tuple[int, int] | None = None, launch_index: int = 0,
                    keep: bool = False, n_sms: int | None = None, programs_per_sm: int = 1,
-                   progress: ProgressFn | None = None) -> GpuTrace:
+                   progress: ProgressFn | None = None, cache: InputCache | None = None,
+                   events_from_tiles: bool = False) -> GpuTrace:
     """Trace a registered kernel from its instrumented build (see the module doc).
 
     - ``timeline_only``: a light build that reads only the schedule (CUDA only; no ``trace``);
@@ -453,7 +460,11 @@ def gpu_trace_spec(spec: Any, values: dict[str, Any] | None = None, *, seed: int
     - ``device``: "cuda" (default; BackendUnavailable without it) or "cpu" (the interpreter);
     - ``events_window``: programs whose per-access events the interpreter recorder adds;
     - ``keep``: keep the shadow buffers for ``GpuTrace.region``; otherwise freed here;
-    - ``n_sms`` / ``programs_per_sm``: the trace's wave model (see ``gpu_trace_launch``).
+    - ``n_sms`` / ``programs_per_sm``: the trace's wave model (see ``gpu_trace_launch``);
+    - ``events_from_tiles``: see ``gpu_trace_launch``;
+    - ``cache``: inputs of the same data and seed kept there (the worker's live cache, a window's
+      last Run) are taken instead of drawn again; the launch writes only the outputs, which
+      ``prepare`` resets before every launch. Inputs built here are left in it.
 
     Raises ValidationError, BackendUnavailable, ResourceError, TraceUnsupported, CompileError or
     the launch's own error."""
@@ -466,14 +477,14 @@ def gpu_trace_spec(spec: Any, values: dict[str, Any] | None = None, *, seed: int
     from ..run.backends import resolve
 
     warming = start_triton_warmup() if on_gpu else None  # beside the inputs
-    p = prepare(spec, dict(values or {}), resolve(GPU) if on_gpu else _CPU, seed)
+    p = prepare(spec, dict(values or {}), resolve(GPU) if on_gpu else _CPU, seed, cache=cache)
     if warming is not None:
         warming.join()
     shown = {k: v for k, v in p.cfg.items() if not str(k).startswith("_")}
     got = gpu_trace_launch(p.launch, kernel=spec.name, values=shown, device=device, timeline_only=timeline_only,
                            max_elements=max_elements, launch_index=launch_index, keep=keep,
                            kernels=tuple(spec.kernels), n_sms=n_sms, programs_per_sm=programs_per_sm,
-                           progress=progress)
+                           progress=progress, events_from_tiles=events_from_tiles)
     if got.trace is not None and events_window is not None:
         _add_events(got.trace, got.info, spec, values, seed, events_window)
     if progress is not None:
@@ -517,11 +528,17 @@ def _add_events(trace: Trace, info: GpuTraceInfo, spec: Any, values: Any, seed: 
 
 def gpu_trace(request: TraceRequest, *, timeline_only: bool = False, max_elements: int | None = MAX_MAP_ELEMENTS,
               device: str | None = None, progress: ProgressFn | None = None,
-              on_kept: Callable[[GpuTrace], Any] | None = None) -> GpuTraceResult:
+              on_kept: Callable[[GpuTrace], Any] | None = None, cache: InputCache | None = None,
+              events_from_tiles: bool = False) -> GpuTraceResult:
     """Serve a ``TraceRequest`` on the GPU (``request.window``, if any, picks the programs whose
     per-access events the interpreter recorder adds). ``on_kept``: the shadow buffers stay on the
-    device and it gets the ``GpuTrace`` (for ``GpuTrace.region``; it releases them). Never raises:
-    failures come back as ``GpuTraceResult.error`` (an ErrorInfo)."""
+    device and it gets the ``GpuTrace`` (for ``GpuTrace.region``; it releases them). ``cache``:
+    see ``gpu_trace_spec``; without one, the light timeline build still takes the maps build's
+    inputs (one set drawn per request). ``events_from_tiles``: a trace with no per-access events
+    (none asked of the interpreter, or dropped as the maps were reduced) gets every program's
+    accesses from its tile records, over the cells drawn (what lights a pinned program). Never raises: failures come back as
+    ``GpuTraceResult.error`` (an ErrorInfo)."""
+    cache = cache if cache is not None else InputCache()
     try:
         spec = get_spec(request.kernel, request.user_file)
         window = None
@@ -534,13 +551,16 @@ def gpu_trace(request: TraceRequest, *, timeline_only: bool = False, max_element
         got = gpu_trace_spec(spec, request.values, seed=request.seed, timeline_only=timeline_only,
                              max_elements=max_elements, device=device, events_window=window,
                              n_sms=request.n_sms, programs_per_sm=request.programs_per_sm, progress=progress,
-                             keep=on_kept is not None and not timeline_only)
+                             keep=on_kept is not None and not timeline_only, cache=cache,
+                             events_from_tiles=events_from_tiles)
         if got.recording is not None:
             on_kept(got)
         timeline = got.timeline
         if getattr(request, "timeline", False) and not timeline_only:
-            timeline = _light_timeline(spec, request, got.info, device) or timeline
+            timeline = _light_timeline(spec, request, got.info, device, cache) or timeline
         trace = _reduced_as_cells(got.trace, got.info) if got.trace is not None else None
+        if trace is not None and got.tile_events is not None and not len(trace.events):
+            _with_tile_events(trace, got.tile_events, got.info)
         return GpuTraceResult(request, trace, timeline, got.info)
     except ValueError as e:
         if isinstance(e, ValidationError):
@@ -550,13 +570,24 @@ def gpu_trace(request: TraceRequest, *, timeline_only: bool = False, max_element
         return GpuTraceResult(request, error=to_error_info(e, "tracing"))
 
 
-def _light_timeline(spec: Any, request: TraceRequest, info: GpuTraceInfo, device: str | None) -> Timeline | None:
+def _with_tile_events(trace: Trace, te: TileEvents, info: GpuTraceInfo) -> None:
+    """``trace``'s per-access events from its tile records (their lanes are the cells drawn)."""
+    trace.events = te.events
+    if isinstance(trace, CoarseTrace):
+        trace.lanes_active = te.element_lanes
+        trace.full_lanes = int(te.element_lanes.sum(dtype=np.int64))
+    info.events = "the tile records of the GPU recording (each access's box of cells; no loop steps)"
+    info.notes.extend(te.notes)
+
+
+def _light_timeline(spec: Any, request: TraceRequest, info: GpuTraceInfo, device: str | None,
+                    cache: InputCache) -> Timeline | None:
     """The schedule of the kernel's light timeline build (the maps build's is slowed by its
     recording and fits fewer programs on an SM); None under the interpreter (no clocks there)."""
     if (device or "cuda") == "cpu":
         info.notes.append("no schedule: the interpreter has no SMs or clocks")
         return None
-    light = gpu_trace_spec(spec, request.values, seed=request.seed, timeline_only=True)
+    light = gpu_trace_spec(spec, request.values, seed=request.seed, timeline_only=True, cache=cache)
     info.notes.append("the timeline is of the light timeline build; the maps of the recording build")
     return light.timeline
 

@@ -112,6 +112,8 @@ class Recording:
                                  device=device)
         self.tiles[1] = per
         self.n_tiles: int | None = None  # tile records folded into maps (None: not yet)
+        #: the tile records, kept by ``fold`` for ``footprints.tile_events`` (None: not folded, or dropped)
+        self.records: torch.Tensor | None = None
         self.passes = 1  # launches of the maps build (service._maps_passes)
 
     def flags(self) -> int:
@@ -149,14 +151,16 @@ class Recording:
     def release(self) -> None:
         for name in ("meta", "maps", "stats", "oob", "timeline", "tiles"):
             setattr(self, name, torch.zeros(0))
+        self.records = None
 
     # -- maps ------------------------------------------------------------------------------------
     def fold(self) -> int:
         """Fold the tile records into the maps (once; later calls do nothing): the records folded."""
         if self.n_tiles is None:
-            self.n_tiles = (tiles_.fold(self.tiles, self.maps, self.n_programs, self.stats[:, 4].clamp(max=int(self.tiles[1])))
-                            if self.n_maps else 0)
-            self.tiles = self.tiles[:dev.TILE_HEADER].clone()  # the records are no longer needed
+            claimed = self.stats[:, 4].clamp(max=int(self.tiles[1]))
+            self.records = tiles_.claimed_rows(self.tiles, self.n_programs, claimed) if self.n_maps else None
+            self.n_tiles = tiles_.fold(self.tiles, self.maps, self.n_programs, claimed, self.records) if self.n_maps else 0
+            self.tiles = self.tiles[:dev.TILE_HEADER].clone()  # the records live on in ``records`` only
         return self.n_tiles
 
     def _raw(self, t: int) -> _Raw:

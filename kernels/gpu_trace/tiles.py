@@ -30,7 +30,7 @@ import torch
 
 from . import device as dev
 
-__all__ = ["CHUNK", "capacity", "fold", "per_program"]
+__all__ = ["CHUNK", "capacity", "claimed_rows", "fold", "per_program"]
 
 #: elements enumerated per scatter (bounds the temporaries of step 2)
 CHUNK = 1 << 25
@@ -50,14 +50,24 @@ def per_program(S: int, n_programs: int) -> int:
     return -(-cap // max(1, int(n_programs))) if cap > 0 else 0
 
 
-def fold(tiles: torch.Tensor, maps: torch.Tensor, n_programs: int, claimed: torch.Tensor) -> int:
-    """Fold the records of ``tiles`` (``device.TILE_*`` layout; ``claimed``: each program's
-    count, ``stats[:, 4]``) into ``maps``; the records folded."""
+def claimed_rows(tiles: torch.Tensor, n_programs: int, claimed: torch.Tensor) -> torch.Tensor:
+    """int64 ``[records, TILE_ROW]``: the records the programs wrote (``claimed``: each program's
+    count, ``stats[:, 4]``), grouped by program in launch order, each program's in its order."""
     per = int(tiles[1])
-    if per == 0 or maps.dim() != 2 or n_programs == 0:
-        return 0
+    if per == 0 or n_programs == 0:
+        return torch.zeros((0, dev.TILE_ROW), dtype=torch.int64, device=tiles.device)
     region = tiles[dev.TILE_HEADER:dev.TILE_HEADER + n_programs * per * dev.TILE_ROW].view(n_programs, per, dev.TILE_ROW)
-    rows = region[torch.arange(per, device=tiles.device)[None, :] < claimed[:, None]]
+    return region[torch.arange(per, device=tiles.device)[None, :] < claimed[:, None]]
+
+
+def fold(tiles: torch.Tensor, maps: torch.Tensor, n_programs: int, claimed: torch.Tensor,
+         rows: torch.Tensor | None = None) -> int:
+    """Fold the records of ``tiles`` (``device.TILE_*`` layout; ``claimed``: each program's
+    count, ``stats[:, 4]``; ``rows``: ``claimed_rows`` of them, if taken already) into ``maps``;
+    the records folded."""
+    if int(tiles[1]) == 0 or maps.dim() != 2 or n_programs == 0:
+        return 0
+    rows = claimed_rows(tiles, n_programs, claimed) if rows is None else rows
     n = rows.shape[0]
     if n == 0:
         return 0

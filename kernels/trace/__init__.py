@@ -65,10 +65,10 @@ __all__ = [
 ]
 
 
-def trace(request: TraceRequest, progress: Any = None, cancel: Any = None) -> TraceResult:
+def trace(request: TraceRequest, progress: Any = None, cancel: Any = None, cache: Any = None) -> TraceResult:
     from .service import trace as _trace
 
-    return _trace(request, progress=progress, cancel=cancel)
+    return _trace(request, progress=progress, cancel=cancel, cache=cache)
 
 
 def trace_spec(*args: Any, **kwargs: Any) -> Trace:

@@ -14,7 +14,7 @@ from ..data.results import ErrorInfo, Progress
 from ..data.trace import Trace, TraceRequest, TraceResult, Window
 from ..run.backends import interpreter_backend
 from ..run.memory import check_trace_size
-from ..run.prepare import prepare
+from ..run.prepare import InputCache, prepare
 from ..sources.lookup import get_spec
 from .recorder import CancelFn, ProgressFn, trace_launch
 
@@ -26,20 +26,22 @@ _CPU = interpreter_backend()
 def trace_spec(spec: Any, values: dict[str, Any] | None = None, seed: int = 0,
                window: Window | str | tuple[int, int] | None = None, n_sms: int = 132, programs_per_sm: int = 1,
                progress: ProgressFn | None = None, cancel: CancelFn | None = None, launch_index: int = 0,
-               workers: int | None = None, check_overflow: bool = False) -> Trace:
+               workers: int | None = None, check_overflow: bool = False, cache: InputCache | None = None) -> Trace:
     """Trace a registered kernel: ``prepare`` validates ``values`` (ValidationError names the
-    field), builds the inputs on the CPU with ``seed`` and resets the outputs; the spec's launcher
-    runs with a recording K. Other arguments as for ``trace_launch``."""
-    p = prepare(spec, dict(values or {}), _CPU, seed)
+    field), builds the inputs on the CPU with ``seed`` — or takes those of ``cache`` (the worker's
+    live cache) when they are of the same data and seed — and resets the outputs; the spec's
+    launcher runs with a recording K. Other arguments as for ``trace_launch``."""
+    p = prepare(spec, dict(values or {}), _CPU, seed, cache=cache)
     shown = {k: v for k, v in p.cfg.items() if not str(k).startswith("_")}
     return trace_launch(p.launch, kernel=spec.name, values=shown, window=window, n_sms=n_sms,
                         programs_per_sm=programs_per_sm, launch_index=launch_index, progress=progress,
                         cancel=cancel, workers=workers, check_overflow=check_overflow, kernels=tuple(spec.kernels))
 
 
-def trace(request: TraceRequest, progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> TraceResult:
-    """Serve a ``TraceRequest``. Never raises: failures come back as ``TraceResult.error`` (an
-    ErrorInfo: validation, interpreter, cancelled, ...)."""
+def trace(request: TraceRequest, progress: ProgressFn | None = None, cancel: CancelFn | None = None,
+          cache: InputCache | None = None) -> TraceResult:
+    """Serve a ``TraceRequest`` (``cache``: see ``trace_spec``). Never raises: failures come back
+    as ``TraceResult.error`` (an ErrorInfo: validation, interpreter, cancelled, ...)."""
     try:
         spec = get_spec(request.kernel, request.user_file)
         # a trace too large for the pipe or the host is refused before anything is built
@@ -50,7 +52,7 @@ def trace(request: TraceRequest, progress: ProgressFn | None = None, cancel: Can
             raise ValidationError(str(e), "window") from None
         tr = trace_spec(spec, request.values, seed=request.seed, window=window, n_sms=request.n_sms,
                         programs_per_sm=request.programs_per_sm, progress=progress, cancel=cancel,
-                        workers=request.workers, check_overflow=request.check_overflow)
+                        workers=request.workers, check_overflow=request.check_overflow, cache=cache)
         return TraceResult(request=request, trace=tr)
     except ValueError as e:
         if isinstance(e, ValidationError):

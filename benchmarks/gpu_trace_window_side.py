@@ -1,0 +1,231 @@
+"""The window's GPU trace on the worker's side, as the worker serves it (issue #24): one process,
+one ``EngineState``, the window's own payloads through ``kernels.engine.handlers.handle`` —
+Run, then Trace (cold: its instrumented builds compiled), Trace again (warm), Run again — for
+vector add 2^26 fp32, matmul 4096³ fp16 and, last (skipped when time is short), vector add 2^28.
+
+    python3 benchmarks/gpu_trace_window_side.py --out $OUT [--limit 40] [--save-replies]
+    python3 benchmarks/gpu_trace_window_side.py --cpu --out /tmp/x   # small sizes, interpreter
+
+Per trace: wall seconds of ``handle(state, "trace", …)``, the phases the trace reports (its
+progress stages' times, the inputs prepared — drawn or taken from the Run's live cache —, the
+compile, launch, derive and light timeline build), the reply encoded as the worker sends it
+(``app.protocol.encode``: bytes and seconds) and decoded (seconds). One extra trace of vector add
+2^26 with the live cache released shows what drawing the inputs again costs. A watchdog ends the
+process at ``--limit`` seconds; results are printed as they come and written to
+``$OUT/gpu_trace_window_side.json`` after every step. ``--cpu``: the same steps under the
+interpreter at small sizes (the GPU recorder's instrumented build run by the interpreter), to check
+the script itself. Needs CUDA otherwise (torch, triton, numpy; no Qt).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+T_START = time.perf_counter()
+ROOT = Path(__file__).resolve().parents[1]
+os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="tilescope-window-side-"))  # cold compiles
+sys.path.insert(0, str(ROOT))
+
+GPU_CASES = [("vector_add_2p26", "vector_add", {"N": 1 << 26, "BLOCK_SIZE": 1024, "dtype": "fp32"}),
+             ("matmul_4096_fp16", "matmul", {"M": 4096, "N": 4096, "K": 4096, "dtype": "fp16"}),
+             ("vector_add_2p28", "vector_add", {"N": 1 << 28, "BLOCK_SIZE": 1024, "dtype": "fp32"})]
+CPU_CASES = [("vector_add_2p12", "vector_add", {"N": 1 << 12, "BLOCK_SIZE": 1024, "dtype": "fp32"}),
+             ("matmul_64_fp16", "matmul", {"M": 64, "N": 64, "K": 64, "dtype": "fp16"}),
+             ("vector_add_2p13", "vector_add", {"N": 1 << 13, "BLOCK_SIZE": 4096, "dtype": "fp32"})]
+#: a case is started only with this many seconds left (2^28: inputs 3.1-3.6 s, Run and traces)
+NEEDS_S = {"vector_add_2p26": 10.0, "matmul_4096_fp16": 9.0, "vector_add_2p28": 14.0,
+           "vector_add_2p12": 5.0, "matmul_64_fp16": 5.0, "vector_add_2p13": 5.0}
+
+RESULTS: dict[str, Any] = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "cases": {}, "notes": []}
+OUT: Path | None = None
+
+
+def _save() -> None:
+    if OUT is not None:
+        (OUT / "gpu_trace_window_side.json").write_text(json.dumps(RESULTS, indent=1, default=str))
+
+
+def _say(msg: str) -> None:
+    print(f"[{time.perf_counter() - T_START:6.1f} s] {msg}", flush=True)
+
+
+def _watchdog(limit: float) -> None:
+    def fire() -> None:
+        RESULTS["notes"].append(f"stopped by the watchdog at {limit:.0f} s")
+        _say(f"watchdog: {limit:.0f} s passed, stopping")
+        _save()
+        os._exit(3)
+
+    t = threading.Timer(max(1.0, limit - (time.perf_counter() - T_START)), fire)
+    t.daemon = True
+    t.start()
+
+
+class _Phases:
+    """Times of a trace's phases: progress stages, each ``prepare`` (drawn or reused), the light
+    timeline build (wrapped in the modules the trace calls them from)."""
+
+    def __init__(self) -> None:
+        from kernels.gpu_trace import service
+
+        self.service, self.t0, self.log = service, time.perf_counter(), []
+        self._prepare, self._light = service.prepare, service._light_timeline
+        service.prepare = self._timed_prepare
+        service._light_timeline = self._timed_light
+
+    def _timed_prepare(self, *a: Any, **kw: Any) -> Any:
+        t = time.perf_counter()
+        p = self._prepare(*a, **kw)
+        self.log.append({"phase": "inputs taken from the live cache" if p.reused else "inputs drawn",
+                         "s": round(time.perf_counter() - t, 4)})
+        return p
+
+    def _timed_light(self, *a: Any, **kw: Any) -> Any:
+        t = time.perf_counter()
+        got = self._light(*a, **kw)
+        self.log.append({"phase": "light timeline build (compile + launch + its prepare)",
+                         "s": round(time.perf_counter() - t, 4)})
+        return got
+
+    def progress(self, p: Any) -> None:
+        self.log.append({"stage": p.stage, "at_s": round(time.perf_counter() - self.t0, 4)})
+
+    def close(self) -> list[dict]:
+        self.service.prepare, self.service._light_timeline = self._prepare, self._light
+        return self.log
+
+
+def _reply_cost(res: Any) -> dict[str, Any]:
+    from app.protocol import Reply, decode, encode
+
+    t = time.perf_counter()
+    blob = encode(Reply(1, 1, "result", res))
+    t1 = time.perf_counter()
+    decode(memoryview(blob)[4:])
+    t2 = time.perf_counter()
+    return {"reply_mb": round(len(blob) / 1e6, 2), "encode_s": round(t1 - t, 4), "decode_s": round(t2 - t1, 4)}
+
+
+def _trace(state: Any, kernel: str, values: dict, on_gpu: bool, save: Path | None) -> dict[str, Any]:
+    """One trace as the window sends it (``app.trace_flow``: the backend's request, the timeline on
+    a GPU, reduced to the window's cells), served as the worker does."""
+    from kernels.data.backends import GPU
+    from kernels.data.coarse import window_request
+    from kernels.data.trace import TraceRequest
+    from kernels.engine.handlers import Call, handle
+    from kernels.engine.kept_trace import KeptTrace
+
+    req = window_request(TraceRequest(kernel, dict(values), backend=GPU, timeline=on_gpu))
+    ph = _Phases()
+    t = time.perf_counter()
+    try:
+        if on_gpu:
+            res = handle(state, "trace", req, Call(progress=ph.progress))
+        else:  # the worker's handler would refuse (no CUDA): the same serve, its build under the interpreter
+            state.release_for("trace")
+            state.kept_trace = state.kept_trace or KeptTrace()
+            res = state.kept_trace.serve(req, ph.progress, device="cpu", cache=state.live_cache)
+    finally:
+        phases = ph.close()
+    wall = time.perf_counter() - t
+    out: dict[str, Any] = {"wall_s": round(wall, 4), "phases": phases}
+    if getattr(res, "error", None) is not None:
+        out["error"] = f"{res.error.kind}: {res.error.message}"
+        return out
+    info = res.info
+    out.update(compile_s=round(info.compile_s, 4), launch_s=round(info.launch_s, 4), derive_s=round(info.derive_s, 4),
+               kernel_ms=info.kernel_ms, passes=info.passes, map_strides=[list(s) for s in info.map_strides],
+               n_events=int(len(res.trace.events)), notes=list(info.notes), **_reply_cost(res))
+    if save is not None:
+        import pickle
+
+        (save / f"reply_{kernel}_{int(wall * 1000)}ms.pkl").write_bytes(pickle.dumps(res, protocol=5))
+    return out
+
+
+def _run(state: Any, kernel: str, values: dict, backend: str) -> dict[str, Any]:
+    from kernels.data.results import RunRequest
+    from kernels.engine.handlers import handle
+
+    t = time.perf_counter()
+    res = handle(state, "run", RunRequest(kernel, dict(values), backend=backend))
+    out: dict[str, Any] = {"wall_s": round(time.perf_counter() - t, 4)}
+    if res.error is not None:
+        out["error"] = f"{res.error.kind}: {res.error.message}"
+    else:
+        out["check_passed"] = bool(res.check.passed)
+    return out
+
+
+def case(state: Any, name: str, kernel: str, values: dict, on_gpu: bool, save: Path | None) -> None:
+    from kernels.data.backends import GPU, INTERPRETER
+
+    got: dict[str, Any] = RESULTS["cases"].setdefault(name, {"kernel": kernel, "values": values})
+    steps = [("run", lambda: _run(state, kernel, values, GPU if on_gpu else INTERPRETER)),
+             ("trace_cold", lambda: _trace(state, kernel, values, on_gpu, save)),
+             ("trace_warm", lambda: _trace(state, kernel, values, on_gpu, save)),
+             ("run_again", lambda: _run(state, kernel, values, GPU if on_gpu else INTERPRETER))]
+    if name.startswith("vector_add") and name.endswith(("2p26", "2p12")):  # what the live inputs save
+        steps.append(("trace_warm_without_live_inputs",
+                      lambda: (state.live_cache.release(), _trace(state, kernel, values, on_gpu, save))[1]))
+    for step, fn in steps:
+        try:
+            got[step] = fn()
+        except Exception as e:  # noqa: BLE001 - recorded, the next step still runs
+            got[step] = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()[-2000:]}
+        _say(f"{name} {step}: {json.dumps(got[step], default=str)[:600]}")
+        _save()
+
+
+def main() -> int:
+    global OUT
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, help="folder for gpu_trace_window_side.json")
+    ap.add_argument("--limit", type=float, default=40.0, help="hard limit in seconds, imports included")
+    ap.add_argument("--cpu", action="store_true", help="small sizes under the interpreter (checks the script)")
+    ap.add_argument("--save-replies", action="store_true", help="pickle each trace reply into --out")
+    args = ap.parse_args()
+    OUT = Path(args.out)
+    OUT.mkdir(parents=True, exist_ok=True)
+    _watchdog(args.limit)
+    import torch
+
+    import kernels.catalog  # noqa: F401  (registers the bundled kernels)
+    from kernels.engine.handlers import EngineState
+
+    on_gpu = not args.cpu
+    if on_gpu and not torch.cuda.is_available():
+        print("no CUDA device: run with --cpu", file=sys.stderr)
+        return 2
+    RESULTS.update(device=torch.cuda.get_device_name() if on_gpu else "cpu (interpreter)",
+                   torch=torch.__version__, imports_s=round(time.perf_counter() - T_START, 3))
+    _say(f"imports done on {RESULTS['device']}")
+    state = EngineState()
+    for name, kernel, values in (GPU_CASES if on_gpu else CPU_CASES):
+        left = args.limit - (time.perf_counter() - T_START)
+        if left < NEEDS_S[name]:
+            RESULTS["notes"].append(f"{name} skipped: {left:.1f} s left of {args.limit:.0f}")
+            _say(RESULTS["notes"][-1])
+            continue
+        case(state, name, kernel, values, on_gpu, OUT if args.save_replies else None)
+        if state.live is not None:  # each case starts from a window that has not run it yet
+            state.live.release()
+        if state.kept_trace is not None:
+            state.kept_trace.release()
+    RESULTS["total_s"] = round(time.perf_counter() - T_START, 3)
+    _save()
+    _say("done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
