@@ -136,6 +136,10 @@ def _hello(state: EngineState, payload: None, call: Call) -> dict[str, Any]:
 
     backends = engine.describe_backends()
     infos = engine.infos()
+    if backends.get("gpu_available"):  # a GPU worker's one-time costs, paid while the user looks
+        from ..tune import warm_start
+
+        warm_start.start(gpu=True)
     return {"pid": os.getpid(), "backends": backends, "infos": infos, "versions": _versions(),
             "executable": sys.executable}
 
