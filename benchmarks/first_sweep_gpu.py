@@ -105,10 +105,21 @@ def _result_row(res: Any, wall: float, points: list[dict]) -> dict:
     }
 
 
+def _window_nice() -> int:
+    """``app.qt_worker.WORKER_NICE``, the nice increment the window gives its worker, read from
+    that module's source: it imports PySide6, which the device does not have."""
+    import ast
+
+    tree = ast.parse((ROOT / "app" / "qt_worker.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "WORKER_NICE" for t in node.targets):
+            return int(ast.literal_eval(node.value))
+    raise LookupError("WORKER_NICE not found in app/qt_worker.py")
+
+
 def stage_window(clock: Clock, think_s: float, cpu: bool, repeat: bool) -> dict:
     """A fresh worker as the window starts it, its first sweep (and a repeat)."""
     from app.client import WorkerClient
-    from app.qt_worker import WORKER_NICE
     from kernels.run.device import cache_dir
 
     cache = tempfile.mkdtemp(prefix="tilescope-first-sweep-triton-")
@@ -116,7 +127,7 @@ def stage_window(clock: Clock, think_s: float, cpu: bool, repeat: bool) -> dict:
     out: dict[str, Any] = {"triton_cache": cache, "think_s": think_s,
                            "peaks_file_before": (cache_dir() / "device_peaks_v2.json").exists()}
     t0 = time.perf_counter()
-    client = WorkerClient(env=env, nice=WORKER_NICE, startup_timeout_s=max(5.0, clock.left() - 2),
+    client = WorkerClient(env=env, nice=_window_nice(), startup_timeout_s=max(5.0, clock.left() - 2),
                           default_timeout_s=max(5.0, clock.left() - 2))
     try:
         if not client.wait_ready(timeout=max(1.0, clock.left() - 6)):

@@ -363,11 +363,16 @@ class _Runner:
 
     def _dry_metas(self, job: _Job) -> dict[str, Any] | None:
         """Stand-ins of the group's inputs from a dry run of its builder (nothing allocated), so
-        the compiles start before the inputs exist; None where the dry run cannot follow it."""
+        the compiles start before the inputs exist; None where the dry run cannot follow it, or
+        the inputs would not fit (``prepare`` then says so, before anything compiles)."""
+        spec, cfg = self.plan.spec, dict(job.cfg or {})
         try:
-            tensors = memory.dry_inputs(self.plan.spec, dict(job.cfg or {}))
-            return pipeline.metas_of(tensors)
-        except Exception:  # noqa: BLE001 - a builder the dry run cannot follow: the real inputs
+            planned = memory.plan_inputs(spec, cfg)
+            if planned is None:
+                return None
+            memory.memory_check(spec, planned, self.plan.backend, memory.largest_shape_param(spec, cfg))
+            return pipeline.metas_of(memory.dry_inputs(spec, cfg))
+        except Exception:  # noqa: BLE001 - a builder the dry run cannot follow, too large: the real inputs
             return None
 
     def _metas(self, job: _Job) -> dict[str, Any] | None:
@@ -445,7 +450,7 @@ def sweep(req: SweepRequest, progress: ProgressFn | None = None, cancel: CancelF
     """Run every point of the request's space (see the module doc); never raises."""
     t0 = time.perf_counter()
     out = SweepResult(request=req, points=[], best=None, generation=req.generation)
-    waited = warm_start.wait()  # a worker's head start still running: its steps are not done twice
+    waited = warm_start.wait(warm_start.WAIT_LIMIT_S)  # a worker's head start still running: its steps are not done twice
     if waited > 0.0:
         out.phases["warm-up wait"] = waited
     try:

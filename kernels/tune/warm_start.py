@@ -26,7 +26,10 @@ import threading
 import time
 from collections.abc import Callable
 
-__all__ = ["start", "steps_done", "wait"]
+__all__ = ["WAIT_LIMIT_S", "start", "steps_done", "wait"]
+
+#: the longest a sweep waits for the head start (one stuck — a gcc that hangs — is not waited for)
+WAIT_LIMIT_S = 60.0
 
 _LOCK = threading.Lock()
 _THREAD: dict[str, threading.Thread] = {}

@@ -71,6 +71,21 @@ def test_compiles_are_submitted_before_the_inputs_are_built(monkeypatch):
     assert "inputs" in out.phases and "peaks" in out.phases
 
 
+def test_inputs_that_do_not_fit_are_refused_before_anything_compiles(monkeypatch):
+    # breaks if a problem too large for memory had its configs compiled (16 compiles for nothing)
+    # before each point said it does not fit
+    submitted: list[int] = []
+    monkeypatch.setattr(pipeline.CompilePool, "submit", lambda self, *a, **k: submitted.append(1))
+    monkeypatch.setattr("kernels.run.memory.host_available", lambda: 1 << 20)  # 1 MiB of host memory
+    req = SweepRequest("vector_add", {"N": 1 << 20}, {"BLOCK_SIZE": [64, 128]}, backend="interpreter",
+                       mode="tune", torch_baseline=False)
+    out = SweepResult(request=req, points=[], best=None)
+    runner = _Runner(req, plan_sweep(req), out, None, None, None)
+    assert runner.pipelined("threads", 2) is True
+    assert submitted == []
+    assert len(out.points) == 2 and all("too large for host memory" in p.result.error.message for p in out.points)
+
+
 @pytest.mark.parametrize("name", ["vector_add", "matmul", "softmax", "layernorm"])
 def test_dry_run_stand_ins_are_those_of_the_real_inputs(name):
     # breaks if the stand-ins the compiles get before the inputs exist differed from the real
