@@ -8,7 +8,10 @@ The script runs as ``__main__`` with its own argv, exactly as ``python FILE.py``
 "reached its benchmark"; Triton's autotuner still times its configs): what comes before is the
 tutorial's own code — its launches and its
 own checks against torch. Nothing of Tilescope is imported. Exit status: 0 ran (to its end or to
-its benchmark), 1 raised (the last line names the exception and the script's line).
+its benchmark), 1 raised (the last line names the exception and the script's line). The last
+line also counts the Triton launches the run made (``JITFunction.run`` and a compiled kernel's
+``[grid](...)``; the autotuner's timing runs included): "0 Triton launches" is a tutorial that
+launches nothing here (10 on a GPU below sm_100).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import os
 import runpy
 import sys
 import traceback
+from typing import Any
 
 
 class _Benchmark(BaseException):
@@ -42,23 +46,56 @@ def main() -> int:
             setattr(tt, name, reached_as(getattr(tt, name)))
     if hasattr(tt, "Mark"):
         tt.Mark.run = reached_as(None)
+    launches = _count_launches()
     try:
         runpy.run_path(path, run_name="__main__")
     except _Benchmark:
-        print("plain run: reached its benchmark (stopped there)")
+        print(f"plain run: reached its benchmark (stopped there); {launches[0]} Triton launches")
         return 0
     except SystemExit as e:
         if e.code not in (None, 0):
-            print(f"plain run: exited with status {e.code}")
+            print(f"plain run: exited with status {e.code}; {launches[0]} Triton launches")
             return 1
     except BaseException as e:  # noqa: BLE001 - what the tutorial raised, with its line
         line = next((fs.lineno for fs in reversed(traceback.extract_tb(e.__traceback__))
                      if os.path.realpath(fs.filename) == path), 0)
         traceback.print_exc()
-        print(f"plain run: {os.path.basename(path)}:{line}: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}")
+        print(f"plain run: {os.path.basename(path)}:{line}: {type(e).__name__}: "
+              f"{str(e).splitlines()[0][:200] if str(e) else ''}; {launches[0]} Triton launches")
         return 1
-    print("plain run: ran to its end")
+    print(f"plain run: ran to its end; {launches[0]} Triton launches")
     return 0
+
+
+def _count_launches() -> list[int]:
+    """A one-element list counting the kernel launches from now on (``[grid](...)`` of a jitted
+    kernel, Gluon's included, and of a compiled kernel); nothing else changes."""
+    from triton.compiler.compiler import CompiledKernel
+    from triton.runtime.interpreter import InterpretedFunction  # TRITON_INTERPRET=1's kernels
+    from triton.runtime.jit import JITFunction
+
+    n = [0]
+
+    def counting(real_run: Any) -> Any:
+        def run(self: object, *a: object, **k: object) -> object:
+            if not k.get("warmup"):
+                n[0] += 1
+            return real_run(self, *a, **k)
+        return run
+
+    real_item = CompiledKernel.__getitem__
+
+    def item(self: object, grid: object) -> object:
+        launch = real_item(self, grid)
+
+        def counted(*a: object, **k: object) -> object:
+            n[0] += 1
+            return launch(*a, **k)
+        return counted
+
+    JITFunction.run, CompiledKernel.__getitem__ = counting(JITFunction.run), item
+    InterpretedFunction.run = counting(InterpretedFunction.run)
+    return n
 
 
 if __name__ == "__main__":

@@ -3,14 +3,17 @@
     python benchmarks/tutorial_matrix.py DIR [--backend interpreter|gpu] [--plain] [--out FILE.json]
                                              [--only NAME ...] [--budget 60] [--jobs 1]
     python benchmarks/tutorial_matrix.py --table FILE.json [FILE.json ...]   # the markdown table
-    python benchmarks/tutorial_matrix.py --combined GPU.json "3.9=CPU39.json" "3.6=CPU36.json"
+    python benchmarks/tutorial_matrix.py --combined GPU.json "3.9=CPU39.json" "3.6=CPU36.json"  # + counts
+    python benchmarks/tutorial_matrix.py --merge GPU.json RERUN.json   # a re-run of a few rows, folded in
 
 DIR holds the tutorials (``*.py`` and ``gluon/*.py``), saved unchanged. For each one, in a fresh
 process (``--jobs`` at a time):
 
 - ``--plain``: the tutorial run as plain Python (``python FILE``, its own argv, nothing of
   Tilescope loaded) up to its first benchmark — ``triton.testing.do_bench``/``perf_report`` end
-  the run there (``benchmarks/_plain_run.py``), everything before is the script's own code;
+  the run there (``benchmarks/_plain_run.py``), everything before is the script's own code; its
+  Triton launches are counted (a tutorial that launches nothing there and in Tilescope — 10 below
+  sm_100 — behaves as plain Python does: ``launches_nothing_as_plain``, not a failure);
 - Tilescope open (``kernels.script.open_script``): launches captured, or the one-line answer;
 - first launch as captured: run and checked against its golden outputs (PASS/FAIL);
 - a changed configuration: the next of the script's autotune configs, else num_warps changed and
@@ -185,9 +188,14 @@ def _child(path: Path, args: argparse.Namespace) -> dict:
                                timeout=args.budget * 2, cwd=str(path.parent), env=dict(os.environ),
                                preexec_fn=_memory_limit(mem))
             tail = [ln for ln in (p.stdout + p.stderr).strip().splitlines() if ln.strip()]
+            said = [ln for ln in p.stdout.splitlines() if ln.strip() and not ln.startswith("plain run:")]
+            end = [ln for ln in p.stdout.splitlines() if ln.startswith("plain run:")]  # the runner's last word
+            n = re.search(r"; (\d+) Triton launches$", end[-1]) if end else None
             row["plain"] = {"s": round(time.perf_counter() - t0, 1), "rc": p.returncode,
                             "verdict": "RUNS" if p.returncode == 0 else "FAILS",
-                            "message": tail[-1][:240] if tail else ""}
+                            "message": (end or tail or [""])[-1][:240],
+                            "launches": int(n.group(1)) if n else None,  # None: the runner did not say
+                            "printed": said[-1][:240] if said else ""}
         except subprocess.TimeoutExpired:
             row["plain"] = {"verdict": "TIMEOUT", "message": f"still running after {args.budget * 2:g} s"}
     code = (f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); from benchmarks.tutorial_matrix import one; "
@@ -238,6 +246,39 @@ def _short(d: dict | None, width: int = 70) -> str:
     return (v + (f" ({m[:width]}{'…' if len(m) > width else ''})" if m else "")).replace("\n", " ")
 
 
+def launches_nothing_as_plain(row: dict, gpu_row: dict | None = None) -> bool:
+    """The tutorial launches no kernel as plain Python on the GPU (``gpu_row``'s plain run ran to its
+    end, its launch count 0 where the runner counted, and Tilescope's capture there — the script run
+    as it is, every launch observed — saw none), and Tilescope gives the same answer in ``row``: no
+    launch, no error, not stopped by its budget. Tutorial 10 below sm_100: not a failure."""
+    ref = gpu_row if gpu_row is not None else row
+    plain, seen, o = ref.get("plain") or {}, ref.get("open") or {}, row.get("open") or {}
+    ran_out = lambda d: (d.get("stopped") or "").startswith("stopped")  # noqa: E731 - a budget, a benchmark
+    return (plain.get("verdict") == "RUNS" and plain.get("launches") in (0, None)
+            and seen.get("launches") == 0 and not seen.get("error") and not ran_out(seen)
+            and o.get("launches") == 0 and not o.get("error") and not ran_out(o))
+
+
+def counts(label: str, rows: list[dict], gpu: list[dict]) -> str:
+    """One paragraph: how many of the tutorials open with their first launch PASS, re-run PASS with
+    a changed configuration, trace; which launch nothing as plain Python does; the rest, named."""
+    by = {r["tutorial"]: r for r in gpu}
+    name = lambda r: Path(r["tutorial"]).stem.split("-")[0] if "/" not in r["tutorial"] \
+        else "Gluon " + Path(r["tutorial"]).stem.split("-")[0]  # noqa: E731
+    ok = [r for r in rows if (r.get("first") or {}).get("verdict") == "PASS"]
+    changed = [r for r in ok if (r.get("changed") or {}).get("verdict") == "PASS"]
+    traced = [r for r in ok if (r.get("trace") or {}).get("verdict") in ("EQUAL", "TRACED")]
+    plain = [r for r in rows if r not in ok and launches_nothing_as_plain(r, by.get(r["tutorial"]))]
+    rest = [r for r in rows if r not in ok and r not in plain]
+    names = lambda rs: ", ".join(name(r) for r in rs) or "none"  # noqa: E731
+    return (f"**{label}**: {len(ok)} of {len(rows)} open with their first launch PASS ({names(ok)}); "
+            f"{len(changed)} of them PASS a changed configuration, {len(traced)} trace "
+            f"({'equal to the interpreter' if label.startswith('H200') else 'under the interpreter'}); "
+            f"{len(plain)} launch{'es' if len(plain) == 1 else ''} nothing, as plain Python on the H200 does "
+            f"({names(plain)}); "
+            f"the other {len(rest)}: {names(rest)}.")
+
+
 def combined(gpu: list[dict], cpus: list[tuple[str, list[dict]]]) -> str:
     """One row per tutorial: the H200's columns, then open / first launch / changed / trace per CPU run."""
     by = {r["tutorial"]: r for r in gpu}
@@ -247,13 +288,17 @@ def combined(gpu: list[dict], cpus: list[tuple[str, list[dict]]]) -> str:
     out = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for n in names:
         g = by.get(n, {})
-        cells = [n, _short(g.get("plain")), _short(g.get("open")), _short(g.get("first"), 50),
+        opened = _short(g.get("open")) + (", as plain Python" if g and launches_nothing_as_plain(g) else "")
+        cells = [n, _short(g.get("plain")), opened, _short(g.get("first"), 50),
                  _short(g.get("changed"), 50), _short(g.get("trace"), 50)]
         for _, rows in cpus:
             c = next((r for r in rows if r["tutorial"] == n), {})
             parts = [_short(c.get(k), 50) for k in ("open", "first", "changed", "trace")]
             cells.append(" · ".join(p for p in parts if p != "—") or "—")
         out.append("| " + " | ".join(cells) + " |")
+    out.append("")
+    out.append(counts("H200 (Triton 3.6)", gpu, gpu))
+    out += [counts(f"CPU, Triton {label}", rows, gpu) for label, rows in cpus]
     return "\n".join(out)
 
 
@@ -269,8 +314,17 @@ def main() -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", nargs="*", type=Path, help="print the markdown table of these JSON files")
     ap.add_argument("--combined", nargs="+", metavar="GPU.json [LABEL=CPU.json ...]",
-                    help="one table: the GPU run's columns, then each CPU run's")
+                    help="one table: the GPU run's columns, then each CPU run's; the counts under it")
+    ap.add_argument("--merge", nargs=2, type=Path, metavar=("INTO.json", "NEW.json"),
+                    help="INTO's rows updated with NEW's cells for the same tutorials (a re-run of a few), in place")
     args = ap.parse_args()
+    if args.merge:
+        into, new = (json.loads(f.read_text()) for f in args.merge)
+        fresh = {r["tutorial"]: r for r in new}  # a stage the re-run skipped (--plain) keeps its old cell
+        rows = [{**r, **fresh.pop(r["tutorial"], {})} for r in into] + list(fresh.values())
+        args.merge[0].write_text(json.dumps(sorted(rows, key=lambda r: r["tutorial"]), indent=1))
+        print(f"{args.merge[0]}: {len(new)} row(s) from {args.merge[1]}")
+        return 0
     if args.combined:
         gpu = json.loads(Path(args.combined[0]).read_text())
         cpus = [(a.split("=", 1)[0], json.loads(Path(a.split("=", 1)[1]).read_text())) for a in args.combined[1:]]

@@ -23,12 +23,15 @@ pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(),
 
 SCRIPTS = Path(__file__).parents[1] / "kernels" / "scripts" / "tutorial_patterns"
 
+#: in a changed configuration: the autotune config Triton's autotuner did not choose
+OTHER = "the other config"
+
 #: script -> (launch index, a changed configuration, outputs the first run checks)
 CASES = {
     "device_checks.py": (0, {"BLOCK_SIZE": 128, "num_warps": 8}, {"out_ptr"}),
     "pointer_table.py": (0, {"BLOCK": 256}, {"*y_ptrs[0]", "*y_ptrs[1]", "*y_ptrs[2]"}),
-    "pointer_table_autotuned.py": (0, {"autotune_config": 0}, {"*y_ptrs[0]", "*y_ptrs[1]", "*y_ptrs[2]"}),
-    "descriptor_prehook.py": (0, {"autotune_config": 1}, {"yt_desc.base"}),
+    "pointer_table_autotuned.py": (0, {"autotune_config": OTHER}, {"*y_ptrs[0]", "*y_ptrs[1]", "*y_ptrs[2]"}),
+    "descriptor_prehook.py": (0, {"autotune_config": OTHER}, {"yt_desc.base"}),
     "tensor_descriptor.py": (0, {"BM": 16}, {"out_desc.base"}),
     "tensor_descriptor.py#2": (1, {"BM": 16}, {"y_ptr"}),
     "dropout_rand.py": (0, {"BLOCK_SIZE": 128}, {"out_ptr"}),
@@ -57,6 +60,10 @@ def test_a_tutorial_pattern_captured_on_the_gpu_reruns(case):
     first = _run_in_another_thread(RunRequest(spec.name, {}, backend="gpu", torch_baseline=False))
     assert first.error is None and first.check.passed, (first.error, first.check and first.check.reason)
     assert {first.check.output} | {o.output for o in first.check.others} == outputs
+    if changed.get("autotune_config") == OTHER:  # both configs valid by design; the one not timed best
+        chosen = cap.launches[index].autotune_choice
+        assert chosen in (0, 1), cap.launches[index].autotune_choice
+        changed = {"autotune_config": 1 - chosen}
     r = _run_in_another_thread(RunRequest(spec.name, changed, backend="gpu", torch_baseline=False))
     assert r.error is None and r.check.passed, (r.error, r.check and r.check.reason)
     if case != "gluon_copy.py":  # Gluon: the interpreter cannot replay it (the CPU test says so)
