@@ -154,7 +154,7 @@ def stage_window(clock: Clock, think_s: float, cpu: bool, repeat: bool) -> dict:
         out["error"] = f"{type(e).__name__}: {e}"
         out["stderr_tail"] = client.stderr_tail(12)
     finally:
-        client.close(timeout=3.0)
+        client.close(timeout=min(3.0, max(0.5, clock.left() - 1)))
     return out
 
 
