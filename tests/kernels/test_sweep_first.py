@@ -150,3 +150,18 @@ def test_head_start_runs_once_and_a_sweep_waits_for_it():
     res = engine.sweep(SweepRequest("vector_add", {"N": 64}, {"BLOCK_SIZE": [32, 64]}, backend="interpreter",
                                     torch_baseline=False))
     assert res.error is None and "warm-up wait" not in res.phases  # nothing was running: no wait
+
+
+def test_the_device_script_starts_its_worker_at_the_windows_nice_level():
+    # breaks if benchmarks/first_sweep_gpu.py (run where PySide6 is missing, so it reads the value
+    # from app/qt_worker.py's source) started its worker unlike the window does
+    from pathlib import Path
+
+    pytest.importorskip("PySide6")
+    from app.qt_worker import WORKER_NICE
+
+    spec = importlib.util.spec_from_file_location(
+        "first_sweep_gpu", Path(__file__).resolve().parents[2] / "benchmarks" / "first_sweep_gpu.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod._window_nice() == WORKER_NICE
