@@ -6,8 +6,9 @@ descriptor patterns, never run on a GPU before.
     python3 benchmarks/h200_tutorials_08_10.py [--tutorials .devcarry/tutorials] [--limit 55]
 
 Needs the tutorials carried in ``.devcarry/tutorials`` (git-ignored, Triton's own files). Three
-jobs run at once, each in its own process group: the matrix row of 08 (``--budget 20``: the
-capture compiles its 6 + 16 autotune configs on a cold cache), the row of 10 with its plain-Python
+jobs run at once, each in its own process group: the matrix row of 08 (``--budget 20`` for the
+capture, which compiles its 6 + 16 autotune configs on a cold cache; 40 s for the row, its
+interpreter-vs-GPU compare bounded to what is left), the row of 10 with its plain-Python
 run (its Triton launches counted), and ``pytest tests/gpu/test_gpu_tutorial_patterns.py -k
 "pointer_table or descriptor"``. Each prints as it goes; at ``--limit`` seconds whatever still
 runs is killed and said so. ``$OUT/h200_tutorials_08_10.json`` holds each job's status, wall
@@ -34,8 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def _jobs(tutorials: str, out: Path, backend: str) -> dict[str, list[str]]:
     matrix = [sys.executable, "benchmarks/tutorial_matrix.py", tutorials, "--backend", backend]
     return {
-        "08": [*matrix, "--budget", "20", "--only", "08-grouped-gemm", "--out", str(out / "tutorial-matrix-h200-08.json")],
-        "10": [*matrix, "--plain", "--budget", "15", "--only", "10-block-scaled",
+        "08": [*matrix, "--budget", "20", "--row-limit", "40", "--only", "08-grouped-gemm",
+               "--out", str(out / "tutorial-matrix-h200-08.json")],
+        "10": [*matrix, "--plain", "--budget", "15", "--row-limit", "20", "--only", "10-block-scaled",
                "--out", str(out / "tutorial-matrix-h200-10.json")],
         "gpu_tests": [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA",
                       "tests/gpu/test_gpu_tutorial_patterns.py", "-k", "pointer_table or descriptor"],

@@ -94,13 +94,15 @@ def _run(spec, values: dict, backend: str) -> dict:
     return out
 
 
-def _trace(spec, backend: str) -> dict:
+def _trace(spec, backend: str, seconds: float | None = None) -> dict:
     t0 = time.perf_counter()
     if backend == "gpu":
         from kernels.data.trace import TraceRequest
         from kernels.engine.trace_router import compare_backends
+        from kernels.gpu_trace.bounded import COMPARE_BUDGET_S
 
-        c = compare_backends(TraceRequest(spec.name, {}, backend="gpu", compare=True))
+        c = compare_backends(TraceRequest(spec.name, {}, backend="gpu", compare=True),  # its interpreter
+                             budget_s=min(COMPARE_BUDGET_S, max(1.0, (seconds or COMPARE_BUDGET_S) - 5)))  # in time
         out = {"s": round(time.perf_counter() - t0, 2)}
         if c.error is not None:
             return {**out, "verdict": "ERROR", "message": f"{c.error.kind}: {first_line(c.error.message)}"}
@@ -133,8 +135,11 @@ def _limited(fn, seconds: float):
         signal.signal(signal.SIGALRM, old)
 
 
-def one(path: str, backend: str, budget: float) -> dict:
-    """Open, run, re-run changed, trace: what happened at each stage."""
+def one(path: str, backend: str, budget: float, row_limit: float | None = None) -> dict:
+    """Open, run, re-run changed, trace: what happened at each stage. With ``row_limit``, the
+    stages after the open share what is left of that many seconds (a stage with under a second
+    left is not run, and says so)."""
+    end = time.monotonic() + row_limit if row_limit else None
     sys.argv = [path]
     row: dict = {"tutorial": path, "backend": backend}
     from kernels.script import open_script
@@ -152,11 +157,15 @@ def one(path: str, backend: str, budget: float) -> dict:
     if not specs:
         return row
     spec = specs[0]
+    left = lambda: end - time.monotonic() if end else float("inf")  # noqa: E731
     for stage, fn in (("first", lambda: _run(spec, {}, backend)),
                       ("changed", lambda: _run(spec, _changed(spec), backend)),
-                      ("trace", lambda: _trace(spec, backend))):
+                      ("trace", lambda: _trace(spec, backend, min(budget * 3, left())))):
+        if left() < 1:
+            row[stage] = {"verdict": "NOT RUN", "message": f"no time left of the row's {row_limit:g} s"}
+            continue
         try:
-            row[stage] = _limited(fn, budget * (3 if stage == "trace" else 1))
+            row[stage] = _limited(fn, min(budget * (3 if stage == "trace" else 1), left()))
         except Exception as e:  # noqa: BLE001 - each stage reports its own failure
             row[stage] = {"verdict": "ERROR", "message": f"{type(e).__name__}: {first_line(str(e))}"}
     return row
@@ -180,7 +189,7 @@ def _child(path: Path, args: argparse.Namespace) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     mem = args.mem_gb if args.mem_gb is not None else (8.0 if args.backend == "interpreter" else 0.0)
     row: dict = {"tutorial": str(path.relative_to(args.dir)), "backend": args.backend}
-    limit = args.budget * 7 + 120
+    limit = args.row_limit + 60 if args.row_limit else args.budget * 7 + 120
     if args.plain:
         t0 = time.perf_counter()
         try:
@@ -199,7 +208,7 @@ def _child(path: Path, args: argparse.Namespace) -> dict:
         except subprocess.TimeoutExpired:
             row["plain"] = {"verdict": "TIMEOUT", "message": f"still running after {args.budget * 2:g} s"}
     code = (f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); from benchmarks.tutorial_matrix import one; "
-            f"print('@@ROW ' + json.dumps(one({str(path)!r}, {args.backend!r}, {args.budget!r})))")
+            f"print('@@ROW ' + json.dumps(one({str(path)!r}, {args.backend!r}, {args.budget!r}, {args.row_limit!r})))")
     t0 = time.perf_counter()
     try:
         p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=limit,
@@ -308,6 +317,8 @@ def main() -> int:
     ap.add_argument("--backend", default="interpreter", choices=("interpreter", "gpu"))
     ap.add_argument("--plain", action="store_true", help="also run each tutorial as plain Python first")
     ap.add_argument("--budget", type=float, default=60.0, help="seconds for each script's capture")
+    ap.add_argument("--row-limit", type=float, default=None, metavar="SECONDS",
+                    help="seconds for open and the stages after it together, in each tutorial's process")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--mem-gb", type=float, default=None, help="address-space cap per process (CPU default 8)")
     ap.add_argument("--only", nargs="*", default=[])
