@@ -12,7 +12,8 @@ capture) reaches it only through this narrow interface:
 - ``require()``: check that every hook exists; ``TraceUnsupported`` names the first missing one.
   Called before anything runs, so a future Triton gives a clear error, never a wrong map;
 - ``rewrite(jit_fn, transform)``: the kernel rewritten as the interpreter rewrites it (its AST
-  pass), with an extra AST pass of ours first (the loop counters), line numbers kept;
+  pass), with an extra AST pass of ours first (the loop counters), line numbers kept, and
+  ``range`` loop variables given the GPU's integer type (``loop_vars``);
 - ``hooks(on_access)``: observe every load, store and atomic of the interpreter's builder, and
   switch off the lanes ``on_access`` returns (out-of-bounds addresses) before memory is touched;
 - ``prepared(...)`` / ``run_programs(...)``: run a chosen set of programs of one launch (a window
@@ -49,6 +50,7 @@ import numpy as np
 
 from ..data.errors import InterpreterFault, TraceUnsupported
 from ..data.trace import OP_ATOMIC, OP_LOAD, OP_STORE
+from . import loop_vars
 
 __all__ = ["require", "rewrite", "hooks", "prepared", "constexpr_names", "OnAccess", "interpreted",
            "Swapper", "LanguageSnapshot", "language_modules", "import_gluon", "jit_types"]
@@ -120,7 +122,8 @@ def rewrite(jit_fn: Any, transform: Callable[[ast.Module], ast.Module] | None = 
     Mirrors ``FunctionRewriter.rewrite_ast`` (the source from the ``def`` line, Triton's AST pass,
     line numbers shifted to the file's), but executes in a *copy* of the kernel's globals with
     ``extra_globals`` added, so the user's module is left untouched. Raises TraceUnsupported when
-    the kernel's source is unavailable (the counters need it)."""
+    the kernel's source is unavailable (the counters need it). Loop variables of ``range`` /
+    ``tl.range`` become scalar tensors of the GPU's type (``loop_vars``: int32 wraps there)."""
     require()
     m = _module()
     fn = getattr(jit_fn, "fn", jit_fn)
@@ -136,6 +139,7 @@ def rewrite(jit_fn: Any, transform: Callable[[ast.Module], ast.Module] | None = 
     tree = ast.parse(rw._prepare_source(lines))
     if transform is not None:
         tree = transform(tree)
+    tree = loop_vars.TypedLoops().visit(tree)
     tree = rw.ast_transformer.visit(tree)
     ast.fix_missing_locations(tree)
     ast.increment_lineno(tree, rw.def_file_lineno - 1)
@@ -143,10 +147,23 @@ def rewrite(jit_fn: Any, transform: Callable[[ast.Module], ast.Module] | None = 
     g = dict(fn.__globals__)
     for key, value in vars(m).items():  # what Triton's _compile_and_exec adds (interpreter_semantic …)
         g.setdefault(key, value)
+    g[loop_vars.RANGE_NAME] = _TYPED_RANGE
     g.update(extra_globals or {})
     ns: dict[str, Any] = {}
     exec(code, g, ns)  # noqa: S102 - the user's own kernel, as Triton's interpreter does
     return ns[fn.__name__]
+
+
+def _scalars(ty: Any) -> Callable[[int], Any]:
+    """Maker of the interpreter's scalar tensors of Triton type ``ty`` (as ``_implicit_cvt`` makes them)."""
+    m = _module()
+    import triton.language as tl
+
+    np_dtype, handle, tensor = m._get_np_dtype(ty), m.TensorHandle, tl.tensor
+    return lambda value: tensor(handle(np.array([value], dtype=np_dtype), ty), ty)
+
+
+_TYPED_RANGE = loop_vars.typed_range(_scalars)
 
 
 @contextlib.contextmanager

@@ -47,7 +47,6 @@ from ..interp import Interpreter, LaunchInfo, Observer, bind, constexpr_names, g
 from ..run.backends import Backend
 from . import descriptors, global_state, pointer_tables
 from .cuda_on_cpu import EMULATED_TARGET, cuda_on_cpu
-from .int32_check import loop_products_past_int32
 from .virtual_gpu import after_error, lacking
 
 __all__ = ["LiveLaunch", "capture", "StopScript", "warm_kernel"]
@@ -212,11 +211,6 @@ class _Capture:
         bound = bind(fn, args, kwargs)
         g3 = grid3(grid, bound)
         self._refuse_a_grid_too_large(fn, g3, bound)
-        past = loop_products_past_int32(fn, bound) if self.backend.is_interpreter else []
-        if past:  # the capture cannot follow the GPU there: say so
-            self.notes.append(f"{fn.fn.__name__}: {', '.join(past)} passes int32; the GPU's int32 wraps it, "
-                              "the interpreter's loop variables (Python integers) do not, so this capture's "
-                              "results may differ from the GPU's there")
         consts = constexpr_names(fn)
         names = set(inspect.signature(fn.fn).parameters)
         options = {k: v for k, v in kwargs.items() if k not in names}

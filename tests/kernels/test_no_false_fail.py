@@ -62,21 +62,17 @@ def test_a_grid_rule_is_checked_at_other_sizes_before_it_is_trusted():
     assert r.grid == (4, 4) and r.check.passed
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed (issue #25): under Triton's interpreter a range() loop variable "
-                   "is a Python int, so row * CONSTEXPR never wraps; the interpreter layer (kernels/interp) "
-                   "would have to give loop variables the GPU's int32")
 def test_int32_products_past_two_to_the_31_wrap_as_on_the_gpu():
-    cap, (loop, pid) = open_script(str(SCRIPTS / "int32_wrap.py"), "interpreter")
+    # the GPU types a range()/tl.range loop variable as its bounds promote (int32 here, int64 with
+    # an int64 bound) and a tl.static_range one as a constexpr; the capture follows (kernels/interp/loop_vars.py)
+    cap, specs = open_script(str(SCRIPTS / "int32_wrap.py"), "interpreter")
+    assert cap.error == "", cap.error
     lines = dict(ln.split(" [", 1) for ln in cap.log.splitlines() if " [" in ln)
     assert lines["pid * arg"].startswith("0.0, 0.0, 1.0, 1.0")  # program_id(0) * an int32 argument wraps
-    assert lines["loop constexpr"].startswith("0.0, 0.0, 1.0, 1.0")  # was, and is: 0.0, 0.0, 0.0, 0.0
-
-
-def test_the_capture_says_where_its_int32_arithmetic_cannot_follow_the_gpu():
-    # what it cannot compute as the GPU does, it says (the case above, not fixed)
-    cap, _ = open_script(str(SCRIPTS / "int32_wrap.py"), "interpreter")
-    said = " ".join(cap.notes)
-    assert "wrap3_kernel: row * STRIDE (up to 3,221,225,481) passes int32" in said, cap.notes
-    assert "wrap4_kernel" not in said  # program_id * an argument wraps in the capture too: no note
-    cap, _ = open_script(str(SCRIPTS.parent / "tuple_grid_positional.py"), "interpreter")
-    assert not any("int32" in n for n in cap.notes), cap.notes  # nothing said where nothing passes
+    assert lines["loop constexpr"].startswith("0.0, 0.0, 1.0, 1.0")  # was: 0.0, 0.0, 0.0, 0.0 (a Python int)
+    assert lines["tl.range"].startswith("0.0, 0.0, 1.0, 1.0")  # was: 0.0, 0.0, 0.0, 0.0
+    assert lines["int64 bound"].startswith("0.0, 0.0, 0.0, 0.0")  # int64 on the GPU too: no wrap
+    assert lines["static_range"].startswith("0.0, 0.0, 0.0, 0.0")  # a constexpr on the GPU: no wrap
+    for spec in specs:  # re-run at the captured values, each checked against its capture
+        r = _run(spec)
+        assert r.check.passed, (spec.name, r.check.n_mismatch)
