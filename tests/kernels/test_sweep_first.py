@@ -115,6 +115,23 @@ def test_remeasure_reuses_the_inputs_and_references_are_computed_once(monkeypatc
     assert len(refs) == 1
 
 
+def test_each_data_group_gets_its_own_inputs_and_references_through_the_pipeline(monkeypatch):
+    # breaks if the inputs built while one group compiles were reused for another group's shapes
+    # (a wrong check), or if a group's points drew their inputs or references again
+    spec = engine.get_spec("vector_add")
+    builds = _counting(monkeypatch, spec, "make_inputs", real_only=True)
+    refs = _counting(monkeypatch, spec, "reference")
+    monkeypatch.setattr(pipeline, "compile_config", lambda *a: pipeline.CompileOutcome(0.01, shared=0))
+    req = SweepRequest("vector_add", {}, {"N": [300, 500], "BLOCK_SIZE": [64, 128, 256]}, backend="interpreter",
+                       mode="tune", torch_baseline=False)
+    out = SweepResult(request=req, points=[], best=None)
+    runner = _Runner(req, plan_sweep(req), out, None, None, None)
+    assert runner.pipelined("threads", 3) is True
+    assert len(out.points) == 6 and all(p.result.ok and p.result.check.passed for p in out.points)
+    assert {p.result.values["N"] for p in out.points} == {300, 500}
+    assert len(builds) == 2 and len(refs) == 2
+
+
 def test_a_failed_check_drops_the_kept_reference(monkeypatch):
     # breaks if a point whose output is wrong left the reference (and inputs) behind for the next
     # point: after a failed check both are built again
