@@ -38,6 +38,7 @@ from kernels.data.advice import Advice, Finding, Proposal, Trial
 from kernels.data.backends import GPU, INTERPRETER
 
 from .elided_label import ElidedLabel
+from .engine_words import advice_text, engine_text
 from .i18n import translate
 from .preview import preview
 
@@ -126,16 +127,24 @@ class AdviceView(QWidget):
             else translate("AdviceView", "{kernel} on {target}: nothing Tilescope can see holds it back").format(
                 kernel=advice.kernel, target=advice.target))
         for f in advice.findings:
-            item = QTreeWidgetItem([translate("AdviceView", f.severity), f.title, str(f.line) if f.line >= 0 else "", self.status_text(f)])
+            item = QTreeWidgetItem([translate("AdviceView", f.severity), self.text(f, "title"),
+                                    str(f.line) if f.line >= 0 else "", self.status_text(f)])
             item.setForeground(0, QBrush(QColor(SEVERITY_COLOURS.get(f.severity, "#000"))))
             item.setData(0, Qt.ItemDataRole.UserRole, f)
-            item.setToolTip(1, f.detail)
+            item.setToolTip(1, self.text(f, "detail"))
             self.list.addTopLevelItem(item)
         if advice.not_checked:
-            self.gpu.setText(translate("AdviceView", "Not checked here: {what}").format(what="; ".join(advice.not_checked)))
-            self.gpu.setToolTip("\n".join(advice.not_checked))
+            lines = [engine_text(n) for n in advice.not_checked]
+            self.gpu.setText(translate("AdviceView", "Not checked here: {what}").format(what="; ".join(lines)))
+            self.gpu.setToolTip("\n".join(lines))
         if self.list.topLevelItemCount():
             self.list.setCurrentItem(self.list.topLevelItem(0))
+
+    @staticmethod
+    def text(f: Finding, field: str) -> str:
+        """The finding's ``field`` ("title", "detail", "proposal") in the window's language."""
+        english = (f.proposal.text if f.proposal is not None else "") if field == "proposal" else getattr(f, field)
+        return advice_text(f.words.get(field), english)
 
     @staticmethod
     def status_text(f: Finding) -> str:
@@ -168,13 +177,14 @@ class AdviceView(QWidget):
         rows = "".join(f"<tr><td>{e(str(k))}</td><td><b>{e(str(v))}</b></td></tr>"
                        for k, v in f.evidence.items() if v is not None)
         evidence = translate("AdviceView", "Evidence")
-        parts = [f"<p><b>{e(f.title)}</b></p>", f"<p>{e(f.detail)}</p>",
+        parts = [f"<p><b>{e(AdviceView.text(f, 'title'))}</b></p>", f"<p>{e(AdviceView.text(f, 'detail'))}</p>",
                  f"<p>{e(evidence)}:</p><table cellspacing='4'>{rows}</table>"]
         if f.proposal is not None:
-            kind = (translate("AdviceView", "launch change") if f.proposal.measurable
+            kind = (translate("AdviceView", "the kernel's own fixed variant") if f.proposal.kind == "variant"
+                    else translate("AdviceView", "launch change") if f.proposal.measurable
                     else translate("AdviceView", "suggestion only"))
             proposal = translate("AdviceView", "Proposal")
-            parts.append(f"<p>{e(proposal)} ({e(kind)}): {e(f.proposal.text)}</p>")
+            parts.append(f"<p>{e(proposal)} ({e(kind)}): {e(AdviceView.text(f, 'proposal'))}</p>")
         t = f.trial
         if t is not None:
             change = ", ".join(f"{k}={v}" for k, v in t.changes.items())
@@ -187,7 +197,7 @@ class AdviceView(QWidget):
                 parts.append("<p>" + e(translate("AdviceView", "Checked by compiling {change} (not timed): {after}").format(
                     change=change, after=after)) + "</p>")
             if t.note:
-                parts.append(f"<p style='color:#666'>{e(t.note)}</p>")
+                parts.append(f"<p style='color:#666'>{e(engine_text(t.note))}</p>")
         return "".join(parts)
 
 

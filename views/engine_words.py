@@ -12,7 +12,7 @@ import re
 
 from .words import QT_TRANSLATE_NOOP, translate
 
-__all__ = ["ENGINE_SENTENCES", "engine_text"]
+__all__ = ["ADVISOR_ARGUMENT_WORDS", "ADVISOR_TEMPLATES", "ENGINE_SENTENCES", "advice_text", "engine_text"]
 
 #: (pattern of the engine's words, the same words with the pattern's groups as {placeholders})
 ENGINE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -24,6 +24,17 @@ ENGINE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
      QT_TRANSLATE_NOOP("Engine", "CUDA is installed but unusable: {error}")),
     (re.compile(r"torch is not importable \((?P<error>.*)\)"),
      QT_TRANSLATE_NOOP("Engine", "torch is not importable ({error})")),
+    # the advisor's card: what the CPU cannot tell (kernels.advisor.service.GPU_ONLY), its trials' notes
+    (re.compile(r"roofline position \(needs GPU timing against the measured roofs\)"),
+     QT_TRANSLATE_NOOP("Engine", "roofline position (needs GPU timing against the measured roofs)")),
+    (re.compile(r"measured tail \(needs the GPU timeline; the tail here is the formula's\)"),
+     QT_TRANSLATE_NOOP("Engine", "measured tail (needs the GPU timeline; the tail here is the formula's)")),
+    (re.compile(r"measured gain of each launch proposal \(needs GPU timing; here each is compiled and checked\)"),
+     QT_TRANSLATE_NOOP("Engine", "measured gain of each launch proposal (needs GPU timing; here each is compiled and checked)")),
+    (re.compile(r"compiled for (?P<target>\S+); not timed \(no GPU\): (?P<n>\d+) candidate\(s\) checked"),
+     QT_TRANSLATE_NOOP("Engine", "compiled for {target}; not timed (no GPU): {n} candidate(s) checked")),
+    (re.compile(r"tune sweep on (?P<backend>\S+): (?P<n>\d+) configs, the fastest re-measured interleaved"),
+     QT_TRANSLATE_NOOP("Engine", "tune sweep on {backend}: {n} configs, the fastest re-measured interleaved")),
 )
 
 
@@ -35,3 +46,83 @@ def engine_text(message: str) -> str:
         if m:
             return translate("Engine", words).format(**m.groupdict())
     return message
+
+
+# ---------------------------------------------------------------------------------- the advisor
+#: the advisor's sentence templates (``kernels.advisor.words.TEMPLATES``, the same strings: Qt's
+#: tools scan only views/ and app/; tests/views/test_advice_words.py keeps the two lists equal)
+ADVISOR_TEMPLATES: tuple[str, ...] = (
+    QT_TRANSLATE_NOOP("Advisor", '{bytes} bytes per thread spilled to local memory'),
+    QT_TRANSLATE_NOOP("Advisor", 'ptxas ran out of registers ({registers} per thread) and keeps values in local memory: {n} spill loads and stores'),
+    QT_TRANSLATE_NOOP("Advisor", ', {n} of them for line {line}'),
+    QT_TRANSLATE_NOOP("Advisor", 'spread the values over more threads (num_warps {old} -> {new})'),
+    QT_TRANSLATE_NOOP("Advisor", 'hold fewer values per thread: {changes}'),
+    QT_TRANSLATE_NOOP("Advisor", '{limiter} allow no program on an SM'),
+    QT_TRANSLATE_NOOP("Advisor", '{limiter} hold the SM to 1 program ({pct}% of its warps)'),
+    QT_TRANSLATE_NOOP("Advisor", '{limiter} hold the SM to {n} programs ({pct}% of its warps)'),
+    QT_TRANSLATE_NOOP("Advisor", 'occupancy is limited by {limiter}: '),
+    QT_TRANSLATE_NOOP("Advisor", '{bytes} bytes of shared memory per program or less would fit {n}'),
+    QT_TRANSLATE_NOOP("Advisor", '{registers} registers per thread or fewer would fit {n}'),
+    QT_TRANSLATE_NOOP("Advisor", 'no register count would'),
+    QT_TRANSLATE_NOOP("Advisor", 'one pipeline stage fewer (num_stages {old} -> {new}) frees a stage of shared memory per program'),
+    QT_TRANSLATE_NOOP("Advisor", 'more threads share the values (num_warps {old} -> {new}): fewer registers each'),
+    QT_TRANSLATE_NOOP("Advisor", 'a smaller block ({param} {old} -> {new}) needs fewer registers'),
+    QT_TRANSLATE_NOOP("Advisor", '1 warp for a {block} block: {n} elements per thread'),
+    QT_TRANSLATE_NOOP("Advisor", '{warps} warps for a {block} block: {n} elements per thread'),
+    QT_TRANSLATE_NOOP("Advisor", 'each thread walks {n} elements of line {line} one after another, and the SM holds {pct}% of its warps ({limiter} limit): few loads in flight'),
+    QT_TRANSLATE_NOOP("Advisor", 'more warps per program (num_warps {old} -> {new})'),
+    QT_TRANSLATE_NOOP("Advisor", '{waves} waves: the last keeps {pct}% of the GPU busy'),
+    QT_TRANSLATE_NOOP("Advisor", 'the SMs were busy {busy}% of the launch; its tail took {share}% of the time'),
+    QT_TRANSLATE_NOOP("Advisor", '{n} programs on {sms} SMs x {pps} per SM: '),
+    QT_TRANSLATE_NOOP("Advisor", '{waves} waves of which the last is {last}% full, so {idle}% of the slots idle (formula; a GPU trace with its timeline measures it)'),
+    QT_TRANSLATE_NOOP("Advisor", 'measured on the GPU: after the last program started ({share}% of the span) the SMs were {busy}% busy; the formula gives {waves} waves'),
+    QT_TRANSLATE_NOOP("Advisor", 'more, smaller programs so the last wave is a smaller share of the time: {options}'),
+    QT_TRANSLATE_NOOP("Advisor", "split each program's work (a smaller block, or a persistent loop over tiles)"),
+    QT_TRANSLATE_NOOP("Advisor", '{order} order: {gb} GB from DRAM, {fpb} FLOP per byte under the ridge of {ridge}'),
+    QT_TRANSLATE_NOOP("Advisor", 'a wave of {per_wave} programs touches {rows} row panels of A and {cols} column panels of B ({mb} MB; L2 holds {l2} MB); GROUP_SIZE_M={group} would read {gb} GB in all ({fpb} FLOP per byte)'),
+    QT_TRANSLATE_NOOP("Advisor", 'grouped program order (GROUP_SIZE_M {old} -> {new}): neighbouring programs share panels of A and B while they are in L2'),
+    QT_TRANSLATE_NOOP("Advisor", 'line {line} {op} of {tensor}: {spr} sectors per request, ideal {ideal}'),
+    QT_TRANSLATE_NOOP("Advisor", "{pct}% of the sectors moved carry bytes a lane asked for ({bytes} bytes wasted over {n} programs); it moves {share}% of the kernel's sectors"),
+    QT_TRANSLATE_NOOP("Advisor", '; neighbouring lanes are {stride} bytes apart'),
+    QT_TRANSLATE_NOOP("Advisor", "; the block itself is contiguous ({pct}% of its sectors used): each {bits}-bit instruction is narrow, and the warp's next ones re-read the sectors from L1"),
+    QT_TRANSLATE_NOOP("Advisor", 'at line {line}: let consecutive lanes walk the contiguous dimension (the innermost tl.arange on the stride-1 index), or read a transposed copy'),
+    QT_TRANSLATE_NOOP("Advisor", "; this kernel's own source does so with {flag}={value} (no such access there, compiled for {target}; the same reference)"),
+    QT_TRANSLATE_NOOP("Advisor", 'line {line}: {n} elements for {threads} threads, {bits}-bit accesses'),
+    QT_TRANSLATE_NOOP("Advisor", 'each thread moves {bits} bits per instruction (128 is the widest)'),
+    QT_TRANSLATE_NOOP("Advisor", ' and {pct}% of the elements are held by several threads'),
+    QT_TRANSLATE_NOOP("Advisor", '; {pps} programs per SM keep {bytes} bytes of this access in flight'),
+    QT_TRANSLATE_NOOP("Advisor", 'a larger block ({param} {old} -> {new}): 128-bit accesses, two per thread'),
+    QT_TRANSLATE_NOOP("Advisor", 'at line {line}: a block of at least {n} elements'),
+    QT_TRANSLATE_NOOP("Advisor", '{pct}% of the lanes of loads and stores are masked off'),
+    QT_TRANSLATE_NOOP("Advisor", 'sampled {n} of {total} programs (the first and the last); line {line} masks {lanes} lanes there. Masked lanes issue nothing but hold their threads'),
+    QT_TRANSLATE_NOOP("Advisor", 'a block closer to the size it covers (or a loop over it in smaller blocks)'),
+    QT_TRANSLATE_NOOP("Advisor", 'compute-bound at {pct}% of the measured matmul roof'),
+    QT_TRANSLATE_NOOP("Advisor", 'memory-bound at {pct}% of the measured copy roof'),
+    QT_TRANSLATE_NOOP("Advisor", '{fpb} FLOP per byte against a ridge of {ridge}'),
+    QT_TRANSLATE_NOOP("Advisor", 'the ridge is unknown'),
+    QT_TRANSLATE_NOOP("Advisor", '; the roof: {source}'),
+)
+#: the values of the templates' placeholders that are words (``kernels.advisor.words.ARGUMENT_WORDS``)
+ADVISOR_ARGUMENT_WORDS: tuple[str, ...] = (
+    QT_TRANSLATE_NOOP("Advisor", 'registers'),
+    QT_TRANSLATE_NOOP("Advisor", 'shared memory'),
+    QT_TRANSLATE_NOOP("Advisor", 'warps'),
+    QT_TRANSLATE_NOOP("Advisor", 'blocks'),
+    QT_TRANSLATE_NOOP("Advisor", 'row-major'),
+    QT_TRANSLATE_NOOP("Advisor", 'load'),
+    QT_TRANSLATE_NOOP("Advisor", 'store'),
+    QT_TRANSLATE_NOOP("Advisor", 'a tensor'),
+)
+
+
+def advice_text(parts: list[tuple[str, dict[str, str]]] | None, english: str) -> str:
+    """A finding's text (``Finding.words[field]``: its fragments, each a template and its values)
+    in the window's language: each template translated (context ``Advisor``) and each value that
+    is one of ``ADVISOR_ARGUMENT_WORDS`` too; ``english`` when there are no fragments (an older
+    engine's finding)."""
+    if not parts:
+        return english
+    words = set(ADVISOR_ARGUMENT_WORDS)
+    return "".join(translate("Advisor", t).format(**{k: translate("Advisor", v) if v in words else v
+                                                      for k, v in values.items()})
+                   for t, values in parts)

@@ -6,7 +6,9 @@ occupancy), the layout engine (sectors per request), the interpreter trace of th
 programs (masked lanes), the grid (tail, L2 reuse of a grouped matmul order); with ``--backend
 gpu`` also the timing against the measured roofs. ``--try`` tries each launch-parameter proposal:
 on a GPU a mini tune sweep measures it against the current values; without one each candidate is
-compiled for the target and the finding's rule asked again ("checked", not measured).
+compiled for the target and the finding's rule asked again ("checked", not measured). A code
+suggestion the kernel's own source makes behind a flag (a variant file's ``BY_ROWS``) is tried
+the same way, as "the kernel's own fixed variant".
 
 Exit status: 0 done (findings or none); 1 the kernel failed to compile or run; 2 bad input.
 """
@@ -74,7 +76,8 @@ def _trial_text(f: Any) -> str:
     if f.status == "suggestion":
         return "suggestion only (nothing to run)"
     if t is None:
-        return "launch change, not tried (--try)"
+        kind = "the kernel's own fixed variant" if f.proposal.kind == "variant" else "launch change"
+        return f"{kind}, not tried (--try)"
     change = ", ".join(f"{k}={v}" for k, v in t.changes.items())
     if t.measured:
         return (f"measured on the GPU: {change}: {t.current_ms:.4f} -> {t.proposed_ms:.4f} ms "

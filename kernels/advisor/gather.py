@@ -32,7 +32,7 @@ from ..data.errors import first_line
 from ..data.results import CompileFacts
 from ..run import device
 
-__all__ = ["Gathered", "MaskSample", "gather", "spill_lines", "target_limits"]
+__all__ = ["Gathered", "MaskSample", "Sampled", "gather", "sample", "spill_lines", "target_limits"]
 
 
 @dataclass
@@ -249,14 +249,29 @@ def _mask_sample(g: Gathered, seed: int, k: int) -> MaskSample:
     return sample
 
 
-def gather(spec: Any, values: dict[str, Any], target: str = "sm_90", *, seed: int = 0, programs: int = 8,
-           run_on_gpu: Any = None, timeline_on_gpu: Any = None, cancel: Any = None) -> Gathered:
-    """Gather the facts for ``spec`` at ``values`` (defaults fill the rest), compiled for
-    ``target``; the interpreter samples ``programs`` programs at each end of the grid.
-    ``run_on_gpu(cfg) -> RunResult`` (the engine's run, handed in by the request's handler: the
-    advisor sits below the engine) adds the GPU timing, ``timeline_on_gpu(cfg) -> Timeline`` (a GPU
-    trace's schedule) the measured tail. Raises ValidationError for bad values,
-    CompileError when the kernel does not compile."""
+@dataclass
+class Sampled:
+    """The part of ``Gathered`` that needs no GPU — the compile for the target, the layout, the
+    masked lanes and the spill lines — picklable, so that another process (a pool of CPU workers
+    beside the one process that times the GPU) can take it and ``gather(..., sampled=)`` use it."""
+
+    cfg: dict[str, Any]
+    facts: CompileFacts
+    notes: list[str]
+    source_file: str = ""
+    layout: Any = None
+    masks: MaskSample | None = None
+    spills: dict[int, int] | None = None
+    stack_bytes: int = 0
+    not_checked: list[str] = field(default_factory=list)
+
+
+def sample(spec: Any, values: dict[str, Any], target: str = "sm_90", *, seed: int = 0, programs: int = 8,
+           cancel: Any = None) -> Sampled:
+    """Compile ``spec`` at ``values`` (defaults fill the rest) for ``target`` and sample
+    ``programs`` programs at each end of the grid on the interpreter: what every rule but the
+    GPU's own (timing, timeline) reads. Raises ValidationError for bad values, CompileError when
+    the kernel does not compile."""
     from ..compile.target import compile_for_target
 
     cfg = spec.config(dict(values or {}))
@@ -267,10 +282,12 @@ def gather(spec: Any, values: dict[str, Any], target: str = "sm_90", *, seed: in
     steps = [("layout", lambda: _add_layout(g, seed, programs)),
              ("masked lanes", lambda: setattr(g, "masks", _mask_sample(g, seed, programs))),
              ("spills", lambda: _add_spills(g, seed) if _spilled(g) else None)]
-    if run_on_gpu is not None:
-        steps.append(("timing", lambda: setattr(g, "run", run_on_gpu(dict(g.cfg)))))
-    if timeline_on_gpu is not None:
-        steps.append(("timeline", lambda: setattr(g, "timeline", timeline_on_gpu(dict(g.cfg)))))
+    _steps(g, steps, cancel)
+    return Sampled(cfg=cfg, facts=facts, notes=g.notes, source_file=g.source_file, layout=g.layout, masks=g.masks,
+                   spills=g.spills, stack_bytes=g.stack_bytes, not_checked=g.not_checked)
+
+
+def _steps(g: Gathered, steps: list[tuple[str, Any]], cancel: Any) -> None:
     for name, step in steps:
         if cancel is not None and cancel():
             g.not_checked.append(f"{name}: cancelled")
@@ -279,6 +296,31 @@ def gather(spec: Any, values: dict[str, Any], target: str = "sm_90", *, seed: in
             step()
         except Exception as e:  # noqa: BLE001 - one source failing leaves the others
             g.not_checked.append(f"{name}: {first_line(f'{type(e).__name__}: {e}')}")
+
+
+def gather(spec: Any, values: dict[str, Any], target: str = "sm_90", *, seed: int = 0, programs: int = 8,
+           run_on_gpu: Any = None, timeline_on_gpu: Any = None, cancel: Any = None,
+           sampled: Sampled | None = None) -> Gathered:
+    """Gather the facts for ``spec`` at ``values`` (defaults fill the rest), compiled for
+    ``target``; the interpreter samples ``programs`` programs at each end of the grid
+    (``sample``; ``sampled``: taken already, perhaps by another process, at the same values).
+    ``run_on_gpu(cfg) -> RunResult`` (the engine's run, handed in by the request's handler: the
+    advisor sits below the engine) adds the GPU timing, ``timeline_on_gpu(cfg) -> Timeline`` (a GPU
+    trace's schedule) the measured tail. Raises ValidationError for bad values,
+    CompileError when the kernel does not compile."""
+    s = sampled if sampled is not None else sample(spec, values, target, seed=seed, programs=programs,
+                                                     cancel=cancel)
+    limits = target_limits(target)
+    g = Gathered(spec=spec, cfg=dict(s.cfg), target=target, facts=s.facts, limits=limits,
+                 n_programs=s.facts.n_programs, source_file=s.source_file, spills=s.spills,
+                 stack_bytes=s.stack_bytes, layout=s.layout, masks=s.masks, not_checked=list(s.not_checked),
+                 notes=list(s.notes))
+    steps = []
+    if run_on_gpu is not None:
+        steps.append(("timing", lambda: setattr(g, "run", run_on_gpu(dict(g.cfg)))))
+    if timeline_on_gpu is not None:
+        steps.append(("timeline", lambda: setattr(g, "timeline", timeline_on_gpu(dict(g.cfg)))))
+    _steps(g, steps, cancel)
     return g
 
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..compile.facts import occupancy
 from ..data.advice import Finding, Proposal
+from . import words as W
 from .gather import Gathered
 
 __all__ = ["L2_BYTES", "RULE_FUNCTIONS", "block_params", "grouped_wave_tiles", "measured_tail", "run_rules",
@@ -92,18 +93,21 @@ def spills(g: Gathered) -> list[Finding]:
                 changes = {b: int(g.cfg[b]) // 2}
     if "num_warps" in changes and alternatives:
         alternatives.append({**changes, **alternatives[0]})  # both: more threads, and fewer values each
-    text = (f"spread the values over more threads (num_warps {nw} -> {changes['num_warps']})" if "num_warps" in changes
-            else "hold fewer values per thread: " + ", ".join(f"{k} {g.cfg[k]} -> {v}" for k, v in changes.items()))
+    w = W.Words().add("title", W.SPILLS_TITLE, bytes=f"{per_thread:,}")
+    w.add("detail", W.SPILLS_DETAIL, registers=g.facts.n_regs, n=f"{n_sass:,}")
+    if line >= 0:
+        w.add("detail", W.SPILLS_DETAIL_LINE, n=f"{on_line:,}", line=line)
+    if "num_warps" in changes:
+        w.add("proposal", W.SPILLS_MORE_WARPS, old=nw, new=changes["num_warps"])
+    else:
+        w.add("proposal", W.SPILLS_SMALLER, changes=", ".join(f"{k} {g.cfg[k]} -> {v}" for k, v in changes.items()))
     evidence = {"spill_bytes_per_thread": per_thread, "spill_instructions": n_sass, "registers": g.facts.n_regs}
     if line >= 0:
         evidence["spill_instructions_on_line"] = on_line
     return [Finding(
-        rule="spills", severity="high" if per_thread >= SPILL_HIGH_BYTES else "medium",
-        title=f"{per_thread:,} bytes per thread spilled to local memory",
-        detail=(f"ptxas ran out of registers ({g.facts.n_regs} per thread) and keeps values in local memory: "
-                f"{n_sass:,} spill loads and stores" + (f", {on_line:,} of them for line {line}" if line >= 0 else "")),
-        evidence=evidence, line=line, shows="source",
-        proposal=Proposal(text, "launch" if changes else "suggestion", changes, tuple(alternatives)))]
+        rule="spills", severity="high" if per_thread >= SPILL_HIGH_BYTES else "medium", title=w.text("title"),
+        detail=w.text("detail"), evidence=evidence, line=line, shows="source", words=w.parts,
+        proposal=Proposal(w.text("proposal"), "launch" if changes else "suggestion", changes, tuple(alternatives)))]
 
 
 def occupancy_finding(g: Gathered) -> list[Finding]:
@@ -118,34 +122,41 @@ def occupancy_finding(g: Gathered) -> list[Finding]:
     evidence: dict[str, Any] = {"programs_per_sm": pps, "limiter": limiter, "warps_pct": round(pct, 1),
                                 "registers": f.n_regs, "shared_bytes": f.shared_bytes}
     proposal = None
+    w = W.Words()
+    if pps == 0:
+        w.add("title", W.OCC_NONE, limiter=limiter)
+    else:
+        w.add("title", W.OCC_ONE if pps == 1 else W.OCC_SOME, limiter=limiter, n=pps, pct=f"{pct:.0f}")
+    w.add("detail", W.OCC_DETAIL, limiter=limiter)
     if limiter == "shared memory":
         stages = int(g.cfg.get("num_stages", f.num_stages or 1))
         per_program = g.limits.shared_per_sm // (pps + 1) - g.limits.shared_reserved_per_block
         evidence["shared_for_one_more"] = per_program
         if stages > 2 and "num_stages" in g.cfg:
-            proposal = Proposal(f"one pipeline stage fewer (num_stages {stages} -> {stages - 1}) frees a stage of "
-                                "shared memory per program", "launch", {"num_stages": stages - 1})
-        lift = f"{per_program:,} bytes of shared memory per program or less would fit {pps + 1}"
+            w.add("proposal", W.OCC_STAGES, old=stages, new=stages - 1)
+            proposal = Proposal(w.text("proposal"), "launch", {"num_stages": stages - 1})
+        w.add("detail", W.OCC_LIFT_SHARED, bytes=f"{per_program:,}", n=pps + 1)
     else:
         regs = f.n_regs or 0
         need = next((r for r in range(regs - 1, 15, -1)
                      if occupancy(r, nw, f.shared_bytes, g.limits).programs_per_sm > pps), None)
         evidence["registers_for_one_more"] = need
-        lift = f"{need} registers per thread or fewer would fit {pps + 1}" if need else "no register count would"
+        if need:
+            w.add("detail", W.OCC_LIFT_REGS, registers=need, n=pps + 1)
+        else:
+            w.add("detail", W.OCC_LIFT_NONE)
         blocks = sorted(block_params(g), key=lambda n: -int(g.cfg[n]))
         smaller = [{b: int(g.cfg[b]) // 2} for b in blocks[:2] if int(g.cfg[b]) >= 32]
         if nw < 8 and "num_warps" in g.cfg:
-            proposal = Proposal(f"more threads share the values (num_warps {nw} -> {nw * 2}): fewer registers each",
-                                "launch", {"num_warps": nw * 2}, tuple(smaller))
+            w.add("proposal", W.OCC_WARPS, old=nw, new=nw * 2)
+            proposal = Proposal(w.text("proposal"), "launch", {"num_warps": nw * 2}, tuple(smaller))
         elif smaller:
             (b, v), = smaller[0].items()
-            proposal = Proposal(f"a smaller block ({b} {g.cfg[b]} -> {v}) needs fewer registers", "launch", smaller[0],
-                                tuple(smaller[1:]))
+            w.add("proposal", W.OCC_BLOCK, param=b, old=g.cfg[b], new=v)
+            proposal = Proposal(w.text("proposal"), "launch", smaller[0], tuple(smaller[1:]))
     return [Finding(
-        rule="occupancy", severity="high" if pps == 0 else "medium",
-        title=(f"{limiter} allow no program on an SM" if pps == 0
-               else f"{limiter} hold the SM to {pps} program{'s' if pps != 1 else ''} ({pct:.0f}% of its warps)"),
-        detail=f"occupancy is limited by {limiter}: {lift}", evidence=evidence, shows="compile", proposal=proposal)]
+        rule="occupancy", severity="high" if pps == 0 else "medium", title=w.text("title"), detail=w.text("detail"),
+        evidence=evidence, shows="compile", proposal=proposal, words=w.parts)]
 
 
 def _largest_register_access(g: Gathered) -> Any:
@@ -171,13 +182,15 @@ def warps(g: Gathered) -> list[Finding]:
     evidence = {"elements_per_thread": per_thread, "num_warps": nw, "block": "x".join(map(str, a.shape)),
                 "programs_per_sm": g.facts.programs_per_sm, "limiter": g.facts.occupancy_limiter,
                 "warps_pct": round(g.facts.occupancy_warps_pct or 0.0, 1)}
+    w = W.Words().add("title", W.WARPS_ONE if nw == 1 else W.WARPS_SOME, warps=nw, block=evidence["block"],
+                      n=per_thread)
+    w.add("detail", W.WARPS_DETAIL, n=per_thread, line=a.line, pct=f"{evidence['warps_pct']:.0f}",
+          limiter=g.facts.occupancy_limiter)
+    w.add("proposal", W.WARPS_PROPOSAL, old=nw, new=target)
     return [Finding(
-        rule="warps", severity="high" if per_thread >= ELEMENTS_HIGH else "medium",
-        title=f"{nw} warp{'s' if nw != 1 else ''} for a {evidence['block']} block: {per_thread} elements per thread",
-        detail=(f"each thread walks {per_thread} elements of line {a.line} one after another, and the SM holds "
-                f"{evidence['warps_pct']:.0f}% of its warps ({g.facts.occupancy_limiter} limit): few loads in flight"),
-        evidence=evidence, line=a.line, shows="threads", access=a.index,
-        proposal=Proposal(f"more warps per program (num_warps {nw} -> {target})", "launch", {"num_warps": target},
+        rule="warps", severity="high" if per_thread >= ELEMENTS_HIGH else "medium", title=w.text("title"),
+        detail=w.text("detail"), evidence=evidence, line=a.line, shows="threads", access=a.index, words=w.parts,
+        proposal=Proposal(w.text("proposal"), "launch", {"num_warps": target},
                           tuple({"num_warps": w} for w in (target // 2, target * 2) if nw < w <= 16 and w != target)))]
 
 
@@ -230,13 +243,13 @@ def tail(g: Gathered) -> list[Finding]:
     n, sms = g.n_programs, g.limits.n_sms
     if pps <= 0 or n <= 0:
         return []
-    w, eff = tail_efficiency(n, sms, pps)
+    waves, eff = tail_efficiency(n, sms, pps)
     measured = measured_tail(g.timeline) if g.timeline is not None and g.timeline.n_programs else None
     if measured is not None:  # the GPU's own schedule decides, not the formula
         eff = measured["sm_busy"]
-    if (measured is None and w <= 1.0) or eff >= TAIL_MEDIUM:
-        return []
-    last = w - math.floor(w) or 1.0
+    if waves <= 1.0 or eff >= TAIL_MEDIUM:
+        return []  # one wave has no last wave: idle SMs there are a small grid (the measured busy share too)
+    last = waves - math.floor(waves) or 1.0
     candidates = []
     for b in block_params(g):
         if int(g.cfg[b]) >= 32:
@@ -245,25 +258,30 @@ def tail(g: Gathered) -> list[Finding]:
                 candidates.append({b: int(g.cfg[b]) // 2})
     if len(candidates) >= 2:
         candidates.append({k: v for c in candidates[:2] for k, v in c.items()})
-    proposal = Proposal("more, smaller programs so the last wave is a smaller share of the time: "
-                        + " or ".join(", ".join(f"{k} -> {v}" for k, v in c.items()) for c in candidates[:3]),
-                        "launch", candidates[0], tuple(candidates[1:3])) if candidates else \
-        Proposal("split each program's work (a smaller block, or a persistent loop over tiles)")
-    evidence: dict[str, Any] = {"programs": n, "sms": sms, "programs_per_sm": pps, "waves": round(w, 3),
+    w = W.Words()
+    if candidates:
+        w.add("proposal", W.TAIL_SMALLER,
+              options=" / ".join(", ".join(f"{k} -> {v}" for k, v in c.items()) for c in candidates[:3]))
+        proposal = Proposal(w.text("proposal"), "launch", candidates[0], tuple(candidates[1:3]))
+    else:
+        proposal = Proposal(w.add("proposal", W.TAIL_SPLIT).text("proposal"))
+    w.add("detail", W.TAIL_DETAIL, n=f"{n:,}", sms=sms, pps=pps)
+    evidence: dict[str, Any] = {"programs": n, "sms": sms, "programs_per_sm": pps, "waves": round(waves, 3),
                                 "last_wave_full": round(last, 3), "efficiency": round(eff, 3)}
     if measured is None:
-        title = f"{w:.2f} waves: the last keeps {last:.0%} of the GPU busy"
-        how = (f"{math.ceil(w)} waves of which the last is {last:.0%} full, so {1 - eff:.0%} of the slots idle "
-               "(formula; a GPU trace with its timeline measures it)")
+        w.add("title", W.TAIL_FORMULA, waves=f"{waves:.2f}", pct=f"{100 * last:.0f}")
+        w.add("detail", W.TAIL_HOW_FORMULA, waves=math.ceil(waves), last=f"{100 * last:.0f}",
+              idle=f"{100 * (1 - eff):.0f}")
     else:
         evidence.update({k: round(v, 3) for k, v in measured.items()})
-        title = f"the SMs were busy {eff:.0%} of the launch; its tail took {measured['tail_share']:.0%} of the time"
-        how = (f"measured on the GPU: after the last program started ({measured['tail_share']:.0%} of the span) the "
-               f"SMs were {measured['tail_busy']:.0%} busy; the formula gives {w:.2f} waves")
+        share = f"{100 * measured['tail_share']:.0f}"
+        w.add("title", W.TAIL_MEASURED, busy=f"{100 * eff:.0f}", share=share)
+        w.add("detail", W.TAIL_HOW_MEASURED, share=share, busy=f"{100 * measured['tail_busy']:.0f}",
+              waves=f"{waves:.2f}")
     return [Finding(
-        rule="tail", severity="high" if eff < TAIL_HIGH else "medium", title=title,
-        detail=f"{n:,} programs on {sms} SMs x {pps} per SM: {how}", evidence=evidence, shows="timeline",
-        needs_gpu=measured is not None, proposal=proposal)]
+        rule="tail", severity="high" if eff < TAIL_HIGH else "medium", title=w.text("title"),
+        detail=w.text("detail"), evidence=evidence, shows="timeline", needs_gpu=measured is not None,
+        proposal=proposal, words=w.parts)]
 
 
 def _panels(num_pid_m: int, num_pid_n: int, group: int, per_wave: int) -> tuple[np.ndarray, np.ndarray]:
@@ -342,19 +360,18 @@ def l2_reuse(g: Gathered) -> list[Finding]:
 
     l2 = L2_BYTES.get(parse_target(g.target) // 10, 50 << 20)
     gb = 2**30
+    w = W.Words().add("title", W.L2_TITLE, order="row-major" if group == 1 else f"GROUP_SIZE_M={group}",
+                      gb=f"{now / gb:.1f}", fpb=f"{flops / now:.0f}", ridge=f"{ridge:.0f}")
+    w.add("detail", W.L2_DETAIL, per_wave=per_wave, rows=rows, cols=cols, mb=f"{wave_now / 2**20:.0f}",
+          l2=f"{l2 / 2**20:.0f}", group=best[1], gb=f"{best[0] / gb:.1f}", fpb=f"{flops / best[0]:.0f}")
+    w.add("proposal", W.L2_PROPOSAL, old=group, new=best[1])
     return [Finding(
         rule="l2_reuse", severity="high" if flops / best[0] >= ridge or best[0] <= 0.4 * now else "medium",
-        title=(f"{'row-major' if group == 1 else f'GROUP_SIZE_M={group}'} order: {now / gb:.1f} GB from DRAM, "
-               f"{flops / now:.0f} FLOP per byte under the ridge of {ridge:.0f}"),
-        detail=(f"a wave of {per_wave} programs touches {rows} row panels of A and {cols} column panels of B "
-                f"({wave_now / 2**20:.0f} MB; L2 holds {l2 / 2**20:.0f} MB); GROUP_SIZE_M={best[1]} would read "
-                f"{best[0] / gb:.1f} GB in all ({flops / best[0]:.0f} FLOP per byte)"),
+        title=w.text("title"), detail=w.text("detail"), words=w.parts,
         evidence={"per_wave": per_wave, "a_panels": rows, "b_panels": cols, "wave_mb": round(wave_now / 2**20, 1),
                   "l2_mb": round(l2 / 2**20, 1), "launch_gb": round(now / gb, 2), "grouped_gb": round(best[0] / gb, 2),
                   "flop_per_byte": round(flops / now, 1), "ridge": round(ridge, 1), "group": group},
-        shows="grid",
-        proposal=Proposal(f"grouped program order (GROUP_SIZE_M {group} -> {best[1]}): neighbouring programs "
-                          "share panels of A and B while they are in L2", "launch", {"GROUP_SIZE_M": best[1]}))]
+        shows="grid", proposal=Proposal(w.text("proposal"), "launch", {"GROUP_SIZE_M": best[1]}))]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -408,24 +425,24 @@ def uncoalesced(g: Gathered) -> list[Finding]:
         stride = _lane_stride(a)
         block_eff = _block_efficiency(a)
         scattered = block_eff is None or block_eff < COALESCED_HIGH
+        w = W.Words().add("title", W.UNCO_TITLE, line=a.line, op=a.op, tensor=a.tensor or "a tensor",
+                          spr=f"{c.sectors_per_request:.1f}", ideal=f"{c.ideal_sectors / max(1, c.requests):.1f}")
+        w.add("detail", W.UNCO_DETAIL, pct=f"{100 * c.efficiency:.0f}", bytes=f"{c.wasted_bytes:,}", n=c.n_programs,
+              share=f"{100 * share:.0f}")
+        if stride not in (None, 0):
+            w.add("detail", W.UNCO_STRIDE, stride=f"{stride:,}")
+        if not scattered:
+            w.add("detail", W.UNCO_CONTIGUOUS, pct=f"{100 * block_eff:.0f}", bits=a.vector_bits)
+        w.add("proposal", W.UNCO_PROPOSAL, line=a.line)
         out.append(Finding(
             rule="uncoalesced", severity="high" if c.efficiency < COALESCED_HIGH and scattered else "medium",
-            title=(f"line {a.line} {a.op} of {a.tensor or 'a tensor'}: {c.sectors_per_request:.1f} sectors per request, "
-                   f"ideal {c.ideal_sectors / max(1, c.requests):.1f}"),
-            detail=(f"{c.efficiency:.0%} of the sectors moved carry bytes a lane asked for ({c.wasted_bytes:,} bytes "
-                    f"wasted over {c.n_programs} programs); it moves {share:.0%} of the kernel's sectors"
-                    + (f"; neighbouring lanes are {stride:,} bytes apart" if stride not in (None, 0) else "")
-                    + ("" if scattered else f"; the block itself is contiguous ({block_eff:.0%} of its sectors "
-                       f"used): each {a.vector_bits}-bit instruction is narrow, and the warp's next ones re-read "
-                       "the sectors from L1")),
+            title=w.text("title"), detail=w.text("detail"), words=w.parts,
             evidence={"sectors_per_request": round(c.sectors_per_request, 2),
                       "ideal_per_request": round(c.ideal_sectors / max(1, c.requests), 2),
                       "efficiency": round(c.efficiency, 3), "share_of_sectors": round(share, 3),
                       "lane_stride_bytes": stride, "programs_traced": c.n_programs,
                       "block_efficiency": round(block_eff, 3) if block_eff is not None else None},
-            line=a.line, shows="threads", access=a.index,
-            proposal=Proposal(f"at line {a.line}: let consecutive lanes walk the contiguous dimension (the innermost "
-                              "tl.arange on the stride-1 index), or read a transposed copy")))
+            line=a.line, shows="threads", access=a.index, proposal=Proposal(w.text("proposal"))))
     return out
 
 
@@ -445,16 +462,20 @@ def vector_width(g: Gathered) -> list[Finding]:
         param = next((b for b in block_params(g) if int(g.cfg[b]) == a.shape[-1]), None)
         want = threads * 128 // bits * 2
         dup = float((a.threads.n_holders > 1).mean()) if a.threads.n_holders.size else 0.0
-        proposal = (Proposal(f"a larger block ({param} {g.cfg[param]} -> {want}): 128-bit accesses, two per thread",
-                             "launch", {param: want}, ({param: want // 2}, {param: want * 2}))
-                    if param else Proposal(f"at line {a.line}: a block of at least {threads * 128 // bits} elements"))
+        w = W.Words().add("title", W.VEC_TITLE, line=a.line, n=numel, threads=threads, bits=a.vector_bits)
+        w.add("detail", W.VEC_DETAIL, bits=a.vector_bits)
+        if dup:
+            w.add("detail", W.VEC_DETAIL_DUP, pct=f"{100 * dup:.0f}")
+        w.add("detail", W.VEC_DETAIL_FLIGHT, pps=g.facts.programs_per_sm,
+              bytes=f"{(g.facts.programs_per_sm or 0) * numel * bits // 8:,}")
+        if param:
+            w.add("proposal", W.VEC_LARGER, param=param, old=g.cfg[param], new=want)
+            proposal = Proposal(w.text("proposal"), "launch", {param: want}, ({param: want // 2}, {param: want * 2}))
+        else:
+            proposal = Proposal(w.add("proposal", W.VEC_AT_LEAST, line=a.line, n=threads * 128 // bits).text("proposal"))
         out.append(Finding(
             rule="vector_width", severity="high" if numel < threads else "medium",
-            title=f"line {a.line}: {numel} elements for {threads} threads, {a.vector_bits}-bit accesses",
-            detail=(f"each thread moves {a.vector_bits} bits per instruction (128 is the widest)"
-                    + (f" and {dup:.0%} of the elements are held by several threads" if dup else "")
-                    + f"; {g.facts.programs_per_sm} programs per SM keep {(g.facts.programs_per_sm or 0) * numel * bits // 8:,}"
-                    " bytes of this access in flight"),
+            title=w.text("title"), detail=w.text("detail"), words=w.parts,
             evidence={"elements": numel, "threads": threads, "vector_bits": a.vector_bits,
                       "duplicated": round(dup, 3), "programs_per_sm": g.facts.programs_per_sm},
             line=a.line, shows="threads", access=a.index, proposal=proposal))
@@ -470,14 +491,14 @@ def masked_lanes(g: Gathered) -> list[Finding]:
     if frac < MASKED_LOW:
         return []
     line = max(m.by_line.items(), key=lambda kv: kv[1][1])[0]
+    w = W.Words().add("title", W.MASK_TITLE, pct=f"{100 * frac:.0f}")
+    w.add("detail", W.MASK_DETAIL, n=m.programs, total=f"{m.total:,}", line=line, lanes=f"{m.by_line[line][1]:,}")
+    w.add("proposal", W.MASK_PROPOSAL)
     return [Finding(
-        rule="masked_lanes", severity="medium" if frac >= MASKED_MEDIUM else "low",
-        title=f"{frac:.0%} of the lanes of loads and stores are masked off",
-        detail=(f"sampled {m.programs} of {m.total:,} programs (the first and the last); line {line} masks "
-                f"{m.by_line[line][1]:,} lanes there. Masked lanes issue nothing but hold their threads"),
+        rule="masked_lanes", severity="medium" if frac >= MASKED_MEDIUM else "low", title=w.text("title"),
+        detail=w.text("detail"), words=w.parts,
         evidence={"masked_fraction": round(frac, 3), "programs_sampled": m.programs, "programs": m.total},
-        line=line, shows="grid",
-        proposal=Proposal("a block closer to the size it covers (or a loop over it in smaller blocks)"))]
+        line=line, shows="grid", proposal=Proposal(w.text("proposal")))]
 
 
 def roofline(g: Gathered) -> list[Finding]:
@@ -491,12 +512,15 @@ def roofline(g: Gathered) -> list[Finding]:
     pct = met.pct_peak_flops if compute else met.pct_peak_bw
     if pct is None:
         return []
-    roof = "matmul" if compute else "copy"
+    w = W.Words().add("title", W.ROOF_COMPUTE if compute else W.ROOF_MEMORY, pct=f"{pct:.0f}")
+    if ridge:
+        w.add("detail", W.ROOF_RIDGE, fpb=f"{flops / max(1, nbytes):.1f}", ridge=f"{ridge:.0f}")
+    else:
+        w.add("detail", W.ROOF_NO_RIDGE)
+    w.add("detail", W.ROOF_SOURCE, source=met.peak_source)
     return [Finding(
         rule="roofline", severity="medium" if pct < ROOF_MEDIUM_PCT else "info", needs_gpu=True,
-        title=f"{'compute' if compute else 'memory'}-bound at {pct:.0f}% of the measured {roof} roof",
-        detail=(f"{flops / max(1, nbytes):.1f} FLOP per byte against a ridge of {ridge:.0f}" if ridge else
-                "the ridge is unknown") + f"; the roof: {met.peak_source}",
+        title=w.text("title"), detail=w.text("detail"), words=w.parts,
         evidence={"pct_of_roof": round(pct, 1), "flop_per_byte": round(flops / max(1, nbytes), 2),
                   "ridge": round(ridge, 1) if ridge else None, "gbps": met.gbps, "tflops": met.tflops},
         shows="compile")]

@@ -7,6 +7,12 @@ passing candidate's median against the current one's. Without a GPU nothing can 
 interpreter's time says nothing about num_warps or L2), so each candidate is compiled for the
 target and the finding's own rule is asked again at those values: the trial is **checked** —
 ``after`` holds that rule's evidence there, or ``{"resolved": True}`` when it no longer fires.
+
+A code suggestion (an uncoalesced access: change the indexing at a line) has nothing to run —
+unless the kernel's own source holds the fix behind a flag (a variant file's ``BY_ROWS``):
+``source_variant`` flips each flag, compiles it for the target, asks the rule again and compares
+the two references on the same inputs; a flag that removes the finding and computes the same
+function becomes a "variant" proposal, measured (or checked) like a launch change.
 """
 
 from __future__ import annotations
@@ -14,12 +20,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..data.advice import Finding, Trial, severity_rank
+from ..data.advice import Finding, Proposal, Trial, severity_rank
 from ..data.backends import GPU
 from ..data.errors import first_line
 from .gather import Gathered, _add_layout, _add_spills, target_limits
 
-__all__ = ["candidates", "check_on_target", "measure"]
+__all__ = ["VARIANT_RULES", "candidates", "check_on_target", "measure", "source_variant", "variant_proposal"]
+
+#: the rules whose code suggestion a flag of the kernel's own source may implement
+VARIANT_RULES = ("uncoalesced",)
+#: a flag's variant is compared with the current one on inputs of at most this many elements
+#: (both references computed on the CPU); a larger launch keeps its suggestion
+VARIANT_CHECK_ELEMENTS = 1 << 25
 
 
 def candidates(f: Finding) -> list[dict[str, Any]]:
@@ -42,6 +54,49 @@ def _light(g: Gathered, cfg: dict[str, Any], rule: str) -> Gathered:
     if rule == "spills":
         _add_spills(h, 0)
     return h
+
+
+def _same_function(spec: Any, a: dict[str, Any], b: dict[str, Any], seed: int = 0) -> bool:
+    """The references at ``a`` and ``b`` agree on the same inputs (a flag that only changes how
+    the work is done, not what is computed); False where the inputs are too large to compare."""
+    import torch
+
+    with torch.device("meta"):
+        meta = spec.make_inputs(a, "meta", torch.Generator().manual_seed(seed))
+    if sum(t.numel() for t in meta.values() if isinstance(t, torch.Tensor)) > VARIANT_CHECK_ELEMENTS:
+        return False
+    t = spec.make_inputs(a, "cpu", torch.Generator().manual_seed(seed))
+    ra, rb = spec.reference(t, a), spec.reference(t, b)
+    return ra.keys() == rb.keys() and all(torch.equal(ra[k], rb[k]) for k in ra)
+
+
+def source_variant(g: Gathered, f: Finding) -> dict[str, Any] | None:
+    """A flag of the kernel whose other value removes ``f``'s rule's findings (compiled for the
+    target) and computes the same function: ``{flag: value}``; None when no flag does."""
+    from .rules import RULE_FUNCTIONS
+
+    if f.rule not in VARIANT_RULES:
+        return None
+    for name in [p.name for p in g.spec.params if p.kind == "flag"]:
+        change = {name: not bool(g.cfg[name])}
+        try:
+            cfg = g.spec.config({**g.cfg, **change})
+        except Exception:  # noqa: BLE001 - ValidationError: the spec refuses the flip here
+            continue
+        if not RULE_FUNCTIONS[f.rule](_light(g, cfg, f.rule)) and _same_function(g.spec, g.cfg, cfg):
+            return change
+    return None
+
+
+def variant_proposal(g: Gathered, f: Finding, change: dict[str, Any]) -> Proposal:
+    """``f``'s code suggestion, done by the kernel's own source at ``change`` (``source_variant``)."""
+    from . import words as W
+
+    (name, value), = change.items()
+    parts = [*f.words.get("proposal", [(W.UNCO_PROPOSAL, {"line": str(f.line)})]),
+             (W.VARIANT, {"flag": name, "value": str(value), "target": g.target})]
+    f.words["proposal"] = parts  # the finding's texts follow its proposal
+    return Proposal("".join(t.format(**v) for t, v in parts), "variant", dict(change))
 
 
 #: the evidence number of each rule that is better smaller (a tie in severity goes to the smaller)

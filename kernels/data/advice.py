@@ -15,7 +15,8 @@ Vocabulary:
   grid or the compile facts);
 - a **proposal** is a change: new launch-parameter values (``changes``: a block size,
   ``num_warps``, ``num_stages``, ``GROUP_SIZE_M``: ``kind`` "launch", which can be measured) or a
-  named fix at a line (``kind`` "suggestion": a mask, a stride; nothing to run);
+  named fix at a line (``kind`` "suggestion": a mask, a stride; nothing to run) — or that fix as
+  the kernel's own source holds it behind a flag (``kind`` "variant": measurable like a launch);
 - a **trial** is a launch proposal tried against the current values: ``measured`` on a GPU (the
   tune sweep's interleaved re-measurement, ``gain`` = current time / proposed time), or
   ``checked`` without one (compiled for the target: the fact the finding named, before and after).
@@ -50,18 +51,19 @@ def severity_rank(severity: str) -> int:
 @dataclass(frozen=True)
 class Proposal:
     """A change the finding proposes: ``changes`` (parameter -> new value; empty for a
-    suggestion), ``kind`` "launch" (measurable by running it) or "suggestion" (a named fix at a
-    line), and ``text`` (one sentence: what to change and why it helps)."""
+    suggestion), ``kind`` "launch" (measurable by running it), "suggestion" (a named fix at a
+    line) or "variant" (that fix as a flag of the kernel's own source: measurable), and ``text``
+    (one sentence: what to change and why it helps)."""
 
     text: str
-    kind: str = "suggestion"  # "launch" | "suggestion"
+    kind: str = "suggestion"  # "launch" | "suggestion" | "variant"
     changes: dict[str, Any] = field(default_factory=dict)
     #: other launch changes the mini-sweep tries beside ``changes`` (the best one is reported)
     alternatives: tuple[dict[str, Any], ...] = ()
 
     @property
     def measurable(self) -> bool:
-        return self.kind == "launch" and bool(self.changes)
+        return self.kind in ("launch", "variant") and bool(self.changes)
 
 
 @dataclass
@@ -110,6 +112,9 @@ class Finding:
     proposal: Proposal | None = None
     trial: Trial | None = None
     needs_gpu: bool = False
+    #: the texts as fragments for the window's translation: field ("title", "detail",
+    #: "proposal") -> [(English template, {placeholder: value as text})], joined = the English
+    words: dict[str, list[tuple[str, dict[str, str]]]] = field(default_factory=dict)
 
     @property
     def status(self) -> str:

@@ -30,7 +30,8 @@ def test_why_json_and_a_kernel_file(capsys):
                  "--programs", "2", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     first = data["findings"][0]
-    assert first["rule"] == "uncoalesced" and first["severity"] == "high" and first["status"] == "suggestion"
+    assert first["rule"] == "uncoalesced" and first["severity"] == "high" and first["status"] == "not tried"
+    assert first["proposal"]["kind"] == "variant" and first["proposal"]["changes"] == {"BY_ROWS": True}
     assert first["evidence"]["sectors_per_request"] == 32.0 and first["evidence"]["lane_stride_bytes"] == 1024
 
 

@@ -1,8 +1,12 @@
-"""The advisor on a GPU (skipped without CUDA): its launch proposals measured by the tune sweep,
-the spill count of the CPU-side compile equal to the driver's, and the tail read from the measured
-timeline. Not yet run on a GPU (written 2026-11-27; docs/benchmarks/advisor.md says what was)."""
+"""The advisor on a GPU (skipped without CUDA), through the engine's ``why`` handler: its launch
+proposals measured by the tune sweep, the spill count of the CPU-side compile equal to the
+driver's, the tail read from the measured timeline, and a code suggestion measured through the
+kernel's own fixed variant. Shapes are small: each test gathers on the interpreter in-process.
+docs/benchmarks/advisor.md says what ran where."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 import torch
@@ -11,6 +15,8 @@ from kernels.data.advice import WhyRequest
 from kernels.engine.handlers import EngineState, handle
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]
+
+VARIANTS = str(Path(__file__).resolve().parents[2] / "benchmarks" / "advisor_variants.py")
 
 
 def _target() -> str:
@@ -39,8 +45,22 @@ def test_the_cpu_side_spill_count_is_the_drivers():
 
 
 def test_the_tail_is_read_from_the_measured_timeline():
-    vals = {"M": 896, "N": 4864, "K": 16384, "BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "num_warps": 8,
+    # 8 x 17 tiles of 128 x 256 at one per SM on 132 SMs: the second wave holds 4 programs
+    vals = {"M": 1024, "N": 4224, "K": 1024, "BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "num_warps": 8,
             "num_stages": 3}
     a = handle(EngineState(), "why", WhyRequest("matmul", vals, target=_target(), backend="gpu", programs=1))
+    assert a.error is None, a.error
     tail = next(f for f in a.findings if f.rule == "tail")
     assert tail.needs_gpu and 0 < tail.evidence["sm_busy"] < 0.8
+    assert a.first.rule == "tail"
+
+
+def test_a_column_walk_is_measured_through_its_own_fixed_variant():
+    a = handle(EngineState(), "why", WhyRequest("column_copy", {"M": 2048, "N": 2048, "BLOCK": 2048},
+                                                target=_target(), user_file=VARIANTS, try_changes=True,
+                                                backend="gpu", programs=1))
+    assert a.error is None, a.error
+    first = a.first
+    assert first.rule == "uncoalesced" and first.proposal.kind == "variant"
+    assert first.proposal.changes == {"BY_ROWS": True}
+    assert first.status == "measured" and first.trial.passed and first.trial.gain > 2

@@ -35,7 +35,9 @@ def test_a_column_walk_copy_is_blamed_on_its_load_first():
     assert first.line == _line_of(ROOT / "benchmarks" / "advisor_variants.py", "v = tl.load(")
     assert first.evidence["sectors_per_request"] == 32.0 and first.evidence["ideal_per_request"] == 4.0
     assert first.evidence["lane_stride_bytes"] == 4 * 1024  # a row of 1024 fp32 between neighbouring lanes
-    assert first.status == "suggestion"  # a code change at the line: nothing to run
+    # a code change at the line, which this kernel's own source makes with BY_ROWS: measurable
+    assert first.proposal.kind == "variant" and first.proposal.changes == {"BY_ROWS": True}
+    assert first.status == "not tried"
     fixed = advise(spec, {"BY_ROWS": True}, "sm_90", programs=2)
     assert not [f for f in fixed.findings if f.rule == "uncoalesced"]
 

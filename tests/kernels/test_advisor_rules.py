@@ -1,0 +1,101 @@
+"""More of the advisor's rules on cases with known answers (CPU, compiled for sm_90 or on facts
+built by hand): the occupancy limiter and what lifts it, a single wave that has no tail, a code
+suggestion measured through the kernel's own fixed variant, and the CPU-side sample taken apart
+from the GPU's facts giving the same findings.
+
+What breaks if these fail: the card proposes a change that cannot lift occupancy, blames a
+small grid's idle SMs on a "tail", offers a flag that computes something else as a fix, or the
+device benchmark's pooled samples rank differently from ``tilescope why``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from kernels.advisor.gather import Gathered, sample, target_limits
+from kernels.advisor.rules import occupancy_finding, tail
+from kernels.advisor.service import advise
+from kernels.advisor.trial import _same_function
+from kernels.compile.facts import occupancy
+from kernels.data.gpu_trace import Timeline
+from kernels.data.results import CompileFacts
+from kernels.sources.lookup import get_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+VARIANTS = str(ROOT / "benchmarks" / "advisor_variants.py")
+
+
+def _gathered(spec_name: str, values: dict, n_programs: int = 1024, **facts) -> Gathered:
+    spec = get_spec(spec_name)
+    f = CompileFacts(**{"n_spills": 0, "shared_bytes": 0, "num_stages": 3, **facts})
+    return Gathered(spec=spec, cfg=spec.config(values), target="sm_90", facts=f, limits=target_limits("sm_90"),
+                    n_programs=n_programs)
+
+
+def test_registers_holding_the_sm_to_two_programs_name_the_count_that_fits_three():
+    # 255 registers x 128 threads: two programs per SM (12 % of its warps)
+    g = _gathered("matmul", {"num_warps": 4}, n_regs=255, num_warps=4, programs_per_sm=2,
+                  occupancy_limiter="registers", occupancy_warps_pct=12.5)
+    (f,) = occupancy_finding(g)
+    assert f.severity == "medium" and f.evidence["limiter"] == "registers"
+    need = f.evidence["registers_for_one_more"]
+    lim = target_limits("sm_90")
+    assert occupancy(need, 4, 0, lim).programs_per_sm == 3 and occupancy(need + 1, 4, 0, lim).programs_per_sm == 2
+    assert f.proposal.changes == {"num_warps": 8}
+    assert f.words["title"][0][1] == {"limiter": "registers", "n": "2", "pct": "12"}
+
+
+def test_shared_memory_holding_the_sm_to_one_program_proposes_a_stage_fewer():
+    g = _gathered("matmul", {"num_warps": 8, "num_stages": 3}, n_regs=128, num_warps=8, shared_bytes=147456,
+                  programs_per_sm=1, occupancy_limiter="shared memory", occupancy_warps_pct=12.5)
+    (f,) = occupancy_finding(g)
+    lim = target_limits("sm_90")
+    assert f.evidence["shared_for_one_more"] == lim.shared_per_sm // 2 - lim.shared_reserved_per_block
+    assert f.proposal.changes == {"num_stages": 2}
+
+
+def test_a_grid_under_one_wave_has_no_tail_even_with_idle_sms_measured():
+    # 64 programs of 1 µs on 132 SMs: 68 SMs idle the whole launch, but there is no last wave
+    tl = Timeline(grid=(64, 1, 1), sm=np.arange(64, dtype=np.int32), start_ns=np.zeros(64, np.int64),
+                  end_ns=np.full(64, 1000, np.int64), n_sms=132, programs_per_sm=1)
+    g = _gathered("matmul", {}, n_programs=64, n_regs=128, num_warps=4, programs_per_sm=1,
+                  occupancy_limiter="registers", occupancy_warps_pct=6.0)
+    g.timeline = tl
+    assert tail(g) == []
+    g.n_programs = 133  # one program past a wave: now the measured schedule decides
+    g.timeline = Timeline(grid=(133, 1, 1), sm=np.r_[np.arange(132), 0].astype(np.int32),
+                          start_ns=np.r_[np.zeros(132), 1000].astype(np.int64),
+                          end_ns=np.r_[np.full(132, 1000), 2000].astype(np.int64), n_sms=132, programs_per_sm=1)
+    (f,) = tail(g)
+    assert f.needs_gpu and f.severity == "high"
+
+
+def test_a_column_walk_is_offered_its_own_by_rows_variant_and_it_checks_out():
+    a = advise(get_spec("column_copy", VARIANTS), {"M": 512, "N": 512, "BLOCK": 512}, "sm_90", try_changes=True,
+               programs=1)
+    unco = [f for f in a.findings if f.rule == "uncoalesced"]
+    assert len(unco) == 2 and a.first.rule == "uncoalesced"  # the load and the store
+    for f in unco:
+        assert f.proposal.kind == "variant" and f.proposal.changes == {"BY_ROWS": True}
+        assert f.status == "checked" and f.trial.after == {"resolved": True}
+        assert f.proposal.text.endswith("the same reference)") and f"line {f.line}" in f.proposal.text
+    assert unco[0].trial is not unco[1].trial and unco[0].trial.before == unco[0].evidence
+
+
+def test_a_flag_that_changes_what_is_computed_is_not_a_fix():
+    gelu = get_spec("gelu")
+    assert not _same_function(gelu, gelu.config({"N": 4096}), gelu.config({"N": 4096, "APPROX_TANH": True}))
+    copy = get_spec("column_copy", VARIANTS)
+    vals = {"M": 64, "N": 64, "BLOCK": 64}
+    assert _same_function(copy, copy.config(vals), copy.config({**vals, "BY_ROWS": True}))
+
+
+def test_a_sample_taken_elsewhere_gives_the_findings_of_a_whole_gather():
+    spec = get_spec("vector_add")
+    vals = {"BLOCK_SIZE": 64, "N": 4096}
+    s = sample(spec, vals, "sm_90", programs=1)
+    apart = advise(spec, vals, "sm_90", programs=1, sampled=s)
+    whole = advise(spec, vals, "sm_90", programs=1)
+    assert [(f.rule, f.title, f.line) for f in apart.findings] == [(f.rule, f.title, f.line) for f in whole.findings]
+    assert apart.first.rule == "vector_width"
