@@ -3413,6 +3413,10 @@ Press Trace (Ctrl+T) to record on the GPU which program touches which element of
         <source>Checked by compiling {change} (not timed): {after}</source>
         <translation>已通过编译 {change} 检查（未计时）：{after}</translation>
     </message>
+    <message>
+        <source>the kernel&apos;s own fixed variant</source>
+        <translation>内核自带的修正版本</translation>
+    </message>
 </context>
 <context>
     <name>Engine</name>
@@ -3431,6 +3435,257 @@ Press Trace (Ctrl+T) to record on the GPU which program touches which element of
     <message>
         <source>torch is not importable ({error})</source>
         <translation>无法导入 torch（{error}）</translation>
+    </message>
+    <message>
+        <source>roofline position (needs GPU timing against the measured roofs)</source>
+        <translation>屋顶线位置（需要 GPU 计时与实测峰值对比）</translation>
+    </message>
+    <message>
+        <source>measured tail (needs the GPU timeline; the tail here is the formula&apos;s)</source>
+        <translation>实测尾部（需要 GPU 时间线；这里的尾部是公式估计）</translation>
+    </message>
+    <message>
+        <source>measured gain of each launch proposal (needs GPU timing; here each is compiled and checked)</source>
+        <translation>每个启动建议的实测收益（需要 GPU 计时；这里每个都只编译并检查）</translation>
+    </message>
+    <message>
+        <source>compiled for {target}; not timed (no GPU): {n} candidate(s) checked</source>
+        <translation>已为 {target} 编译；未计时（没有 GPU）：检查了 {n} 个候选</translation>
+    </message>
+    <message>
+        <source>tune sweep on {backend}: {n} configs, the fastest re-measured interleaved</source>
+        <translation>在 {backend} 上调优扫描：{n} 个配置，最快的几个交错重测</translation>
+    </message>
+</context>
+<context>
+    <name>Advisor</name>
+    <message>
+        <source>{bytes} bytes per thread spilled to local memory</source>
+        <translation>每个线程有 {bytes} 字节溢出到本地内存</translation>
+    </message>
+    <message>
+        <source>ptxas ran out of registers ({registers} per thread) and keeps values in local memory: {n} spill loads and stores</source>
+        <translation>ptxas 寄存器不足（每线程 {registers} 个），把值放在本地内存：{n} 条溢出加载与存储</translation>
+    </message>
+    <message>
+        <source>, {n} of them for line {line}</source>
+        <translation>，其中 {n} 条属于第 {line} 行</translation>
+    </message>
+    <message>
+        <source>spread the values over more threads (num_warps {old} -&gt; {new})</source>
+        <translation>把值分给更多线程（num_warps {old} -&gt; {new}）</translation>
+    </message>
+    <message>
+        <source>hold fewer values per thread: {changes}</source>
+        <translation>让每个线程持有更少的值：{changes}</translation>
+    </message>
+    <message>
+        <source>{limiter} allow no program on an SM</source>
+        <translation>{limiter}使一个 SM 上一个程序也放不下</translation>
+    </message>
+    <message>
+        <source>{limiter} hold the SM to 1 program ({pct}% of its warps)</source>
+        <translation>{limiter}把每个 SM 限制为 1 个程序（其 warp 的 {pct}%）</translation>
+    </message>
+    <message>
+        <source>{limiter} hold the SM to {n} programs ({pct}% of its warps)</source>
+        <translation>{limiter}把每个 SM 限制为 {n} 个程序（其 warp 的 {pct}%）</translation>
+    </message>
+    <message>
+        <source>occupancy is limited by {limiter}: </source>
+        <translation>占用率受{limiter}限制：</translation>
+    </message>
+    <message>
+        <source>{bytes} bytes of shared memory per program or less would fit {n}</source>
+        <translation>每个程序的共享内存不超过 {bytes} 字节即可放下 {n} 个</translation>
+    </message>
+    <message>
+        <source>{registers} registers per thread or fewer would fit {n}</source>
+        <translation>每线程寄存器不超过 {registers} 个即可放下 {n} 个</translation>
+    </message>
+    <message>
+        <source>no register count would</source>
+        <translation>任何寄存器数都不行</translation>
+    </message>
+    <message>
+        <source>one pipeline stage fewer (num_stages {old} -&gt; {new}) frees a stage of shared memory per program</source>
+        <translation>少一级流水（num_stages {old} -&gt; {new}），每个程序省下一级的共享内存</translation>
+    </message>
+    <message>
+        <source>more threads share the values (num_warps {old} -&gt; {new}): fewer registers each</source>
+        <translation>更多线程分担这些值（num_warps {old} -&gt; {new}）：每个线程需要的寄存器更少</translation>
+    </message>
+    <message>
+        <source>a smaller block ({param} {old} -&gt; {new}) needs fewer registers</source>
+        <translation>更小的块（{param} {old} -&gt; {new}）需要更少的寄存器</translation>
+    </message>
+    <message>
+        <source>1 warp for a {block} block: {n} elements per thread</source>
+        <translation>{block} 的块只有 1 个 warp：每线程 {n} 个元素</translation>
+    </message>
+    <message>
+        <source>{warps} warps for a {block} block: {n} elements per thread</source>
+        <translation>{block} 的块只有 {warps} 个 warp：每线程 {n} 个元素</translation>
+    </message>
+    <message>
+        <source>each thread walks {n} elements of line {line} one after another, and the SM holds {pct}% of its warps ({limiter} limit): few loads in flight</source>
+        <translation>每个线程依次处理第 {line} 行的 {n} 个元素，而 SM 只驻留其 warp 的 {pct}%（受{limiter}限制）：在途的加载很少</translation>
+    </message>
+    <message>
+        <source>more warps per program (num_warps {old} -&gt; {new})</source>
+        <translation>每个程序更多 warp（num_warps {old} -&gt; {new}）</translation>
+    </message>
+    <message>
+        <source>{waves} waves: the last keeps {pct}% of the GPU busy</source>
+        <translation>{waves} 波：最后一波只让 GPU 的 {pct}% 忙碌</translation>
+    </message>
+    <message>
+        <source>the SMs were busy {busy}% of the launch; its tail took {share}% of the time</source>
+        <translation>整个启动中 SM 只有 {busy}% 的时间在忙；尾部占了 {share}% 的时间</translation>
+    </message>
+    <message>
+        <source>{n} programs on {sms} SMs x {pps} per SM: </source>
+        <translation>{n} 个程序，{sms} 个 SM × 每 SM {pps} 个：</translation>
+    </message>
+    <message>
+        <source>{waves} waves of which the last is {last}% full, so {idle}% of the slots idle (formula; a GPU trace with its timeline measures it)</source>
+        <translation>共 {waves} 波，最后一波只满 {last}%，因此 {idle}% 的槽位空闲（公式估计；GPU 追踪的时间线可实测）</translation>
+    </message>
+    <message>
+        <source>measured on the GPU: after the last program started ({share}% of the span) the SMs were {busy}% busy; the formula gives {waves} waves</source>
+        <translation>GPU 实测：最后一个程序开始之后（占总时长的 {share}%），SM 只有 {busy}% 忙碌；公式给出 {waves} 波</translation>
+    </message>
+    <message>
+        <source>more, smaller programs so the last wave is a smaller share of the time: {options}</source>
+        <translation>更多、更小的程序，让最后一波只占更小一部分时间：{options}</translation>
+    </message>
+    <message>
+        <source>split each program&apos;s work (a smaller block, or a persistent loop over tiles)</source>
+        <translation>拆分每个程序的工作（更小的块，或在各分块上做持久循环）</translation>
+    </message>
+    <message>
+        <source>{order} order: {gb} GB from DRAM, {fpb} FLOP per byte under the ridge of {ridge}</source>
+        <translation>{order}顺序：从 DRAM 读取 {gb} GB，每字节 {fpb} FLOP，低于屋脊点 {ridge}</translation>
+    </message>
+    <message>
+        <source>a wave of {per_wave} programs touches {rows} row panels of A and {cols} column panels of B ({mb} MB; L2 holds {l2} MB); GROUP_SIZE_M={group} would read {gb} GB in all ({fpb} FLOP per byte)</source>
+        <translation>一波 {per_wave} 个程序要用到 A 的 {rows} 个行条带和 B 的 {cols} 个列条带（{mb} MB；L2 容量 {l2} MB）；GROUP_SIZE_M={group} 总共只需读取 {gb} GB（每字节 {fpb} FLOP）</translation>
+    </message>
+    <message>
+        <source>grouped program order (GROUP_SIZE_M {old} -&gt; {new}): neighbouring programs share panels of A and B while they are in L2</source>
+        <translation>分组的程序顺序（GROUP_SIZE_M {old} -&gt; {new}）：相邻程序在 A、B 的条带仍在 L2 中时共享它们</translation>
+    </message>
+    <message>
+        <source>line {line} {op} of {tensor}: {spr} sectors per request, ideal {ideal}</source>
+        <translation>第 {line} 行对 {tensor} 的{op}：每次请求 {spr} 个扇区，理想为 {ideal}</translation>
+    </message>
+    <message>
+        <source>{pct}% of the sectors moved carry bytes a lane asked for ({bytes} bytes wasted over {n} programs); it moves {share}% of the kernel&apos;s sectors</source>
+        <translation>搬运的扇区中只有 {pct}% 装的是通道请求的字节（{n} 个程序共浪费 {bytes} 字节）；它占内核扇区的 {share}%</translation>
+    </message>
+    <message>
+        <source>; neighbouring lanes are {stride} bytes apart</source>
+        <translation>；相邻通道相距 {stride} 字节</translation>
+    </message>
+    <message>
+        <source>; the block itself is contiguous ({pct}% of its sectors used): each {bits}-bit instruction is narrow, and the warp&apos;s next ones re-read the sectors from L1</source>
+        <translation>；块本身是连续的（其扇区用到 {pct}%）：每条 {bits} 位指令都很窄，warp 的后续指令从 L1 重读这些扇区</translation>
+    </message>
+    <message>
+        <source>at line {line}: let consecutive lanes walk the contiguous dimension (the innermost tl.arange on the stride-1 index), or read a transposed copy</source>
+        <translation>在第 {line} 行：让相邻通道沿连续维度访问（把最内层的 tl.arange 放在步长为 1 的下标上），或读取一份转置的副本</translation>
+    </message>
+    <message>
+        <source>; this kernel&apos;s own source does so with {flag}={value} (no such access there, compiled for {target}; the same reference)</source>
+        <translation>；本内核自己的源码在 {flag}={value} 时就是这样做的（那里没有这种访问，已为 {target} 编译；参考结果相同）</translation>
+    </message>
+    <message>
+        <source>line {line}: {n} elements for {threads} threads, {bits}-bit accesses</source>
+        <translation>第 {line} 行：{threads} 个线程只有 {n} 个元素，{bits} 位访问</translation>
+    </message>
+    <message>
+        <source>each thread moves {bits} bits per instruction (128 is the widest)</source>
+        <translation>每个线程每条指令只搬运 {bits} 位（最宽为 128 位）</translation>
+    </message>
+    <message>
+        <source> and {pct}% of the elements are held by several threads</source>
+        <translation>，且 {pct}% 的元素由多个线程重复持有</translation>
+    </message>
+    <message>
+        <source>; {pps} programs per SM keep {bytes} bytes of this access in flight</source>
+        <translation>；每 SM {pps} 个程序使这次访问只有 {bytes} 字节在途</translation>
+    </message>
+    <message>
+        <source>a larger block ({param} {old} -&gt; {new}): 128-bit accesses, two per thread</source>
+        <translation>更大的块（{param} {old} -&gt; {new}）：128 位访问，每线程两次</translation>
+    </message>
+    <message>
+        <source>at line {line}: a block of at least {n} elements</source>
+        <translation>在第 {line} 行：块至少要有 {n} 个元素</translation>
+    </message>
+    <message>
+        <source>{pct}% of the lanes of loads and stores are masked off</source>
+        <translation>加载与存储中有 {pct}% 的通道被掩码关闭</translation>
+    </message>
+    <message>
+        <source>sampled {n} of {total} programs (the first and the last); line {line} masks {lanes} lanes there. Masked lanes issue nothing but hold their threads</source>
+        <translation>在 {total} 个程序中抽样了 {n} 个（首尾）；第 {line} 行在其中屏蔽了 {lanes} 个通道。被屏蔽的通道不发出访问，却仍占着线程</translation>
+    </message>
+    <message>
+        <source>a block closer to the size it covers (or a loop over it in smaller blocks)</source>
+        <translation>让块更贴近它覆盖的大小（或用更小的块循环处理）</translation>
+    </message>
+    <message>
+        <source>compute-bound at {pct}% of the measured matmul roof</source>
+        <translation>计算受限，达到实测矩阵乘法峰值的 {pct}%</translation>
+    </message>
+    <message>
+        <source>memory-bound at {pct}% of the measured copy roof</source>
+        <translation>访存受限，达到实测拷贝带宽峰值的 {pct}%</translation>
+    </message>
+    <message>
+        <source>{fpb} FLOP per byte against a ridge of {ridge}</source>
+        <translation>每字节 {fpb} FLOP，屋脊点为 {ridge}</translation>
+    </message>
+    <message>
+        <source>the ridge is unknown</source>
+        <translation>屋脊点未知</translation>
+    </message>
+    <message>
+        <source>; the roof: {source}</source>
+        <translation>；峰值来源：{source}</translation>
+    </message>
+    <message>
+        <source>registers</source>
+        <translation>寄存器</translation>
+    </message>
+    <message>
+        <source>shared memory</source>
+        <translation>共享内存</translation>
+    </message>
+    <message>
+        <source>warps</source>
+        <translation>warp 数</translation>
+    </message>
+    <message>
+        <source>blocks</source>
+        <translation>块数</translation>
+    </message>
+    <message>
+        <source>row-major</source>
+        <translation>行优先</translation>
+    </message>
+    <message>
+        <source>load</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <source>store</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <source>a tensor</source>
+        <translation>某个张量</translation>
     </message>
 </context>
 </TS>
