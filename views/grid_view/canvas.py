@@ -35,7 +35,7 @@ __all__ = ["GridCanvas", "PlotSlot"]
 
 GRID_CELL_MAX = 48  # px: program cells no taller than this
 MAP_MIN_1D, MAP_MIN_2D = 96, 190  # px: the least height of a map before the view scrolls
-MAP_TIGHT_2D = 140  # px: ... of a row of 2-D maps when the maps would not all fit otherwise
+MAP_TIGHT_2D = 128  # px: ... of a row of 2-D maps when the maps would not all fit otherwise
 LABEL_LIMIT = 300  # labels per plot at most
 LIT_FRAME_BELOW_PX = 4  # px: lit elements thinner than this on screen get a frame
 
@@ -275,6 +275,7 @@ class GridCanvas:
         self.prog: PlotSlot | None = None
         self.slots: list[PlotSlot] = []
         self._placed: list[tuple] = []  # the plots in the layout: (plot, row, col, colspan)
+        self._beside: set[int] = set()  # panels that share their row (their titles take two lines)
         self._prep: PreparedTrace | None = None
         self._lut: np.ndarray | None = None
         self._z = 0
@@ -330,15 +331,20 @@ class GridCanvas:
         else:
             rows = gy
             cell = min(cap / gy, GRID_CELL_MAX)
-        if rows <= 12:  # a short view: a few rows still get cells a pid fits in
-            cell = max(cell, 18)
+        if rows <= 12:  # a short view: a few rows still get cells a pid fits in, where a pid fits across
+            # (layernorm's 1151 programs in 9 rows of 128 got 18 px rows of 5 px cells: a band
+            # of 218 px that pushed its Mean and Rstd below the fold on a laptop)
+            cell = max(cell, min(18.0, inner_w / max(1, math.ceil(prep.P / max(rows, 1)))))
         return 56 + max(26, int(rows * cell))
 
-    def _map_rows(self, prep: PreparedTrace) -> tuple[list[list[int]], int]:
+    def _map_rows(self, prep: PreparedTrace, pair_strips: bool = False) -> tuple[list[list[int]], int]:
         """The maps' rows of the layout (panel indices) and the columns a 2-D row has: a 1-D map
-        alone on a full-width row, 2-D maps up to three a row, balanced (4 maps: 2 + 2)."""
+        alone on a full-width row, 2-D maps up to three a row, balanced (4 maps: 2 + 2).
+        ``pair_strips``: two 1-D maps of one length (layernorm's Mean and Rstd) share a row, so
+        that a tall layout fits (only beside at most two 2-D maps a row: the halves line up)."""
         two_d = [p.index for p in prep.panels if not is_strip(p)]
         ncols = max(1, math.ceil(len(two_d) / math.ceil(len(two_d) / 3))) if two_d else 1
+        pair_strips = pair_strips and ncols <= 2
         rows: list[list[int]] = []
         current: list[int] = []
         for p in prep.panels:
@@ -346,7 +352,13 @@ class GridCanvas:
                 if current:
                     rows.append(current)
                     current = []
-                rows.append([p.index])
+                last = prep.panels[rows[-1][0]] if rows else None
+                if (pair_strips and last is not None and len(rows[-1]) == 1 and is_strip(last)
+                        and last.numel == p.numel):
+                    rows[-1].append(p.index)
+                    ncols = 2
+                else:
+                    rows.append([p.index])
             else:
                 current.append(p.index)
                 if len(current) == ncols:
@@ -372,7 +384,6 @@ class GridCanvas:
             else:
                 weights[i] = 2.2
         left = max(0, room - sum(fixed.values()))
-        total_w = sum(weights.values()) or 1.0
         # rows of 2-D maps may shrink to MAP_TIGHT_2D before the view scrolls: on a laptop every map
         # (attention's V and Out under Q and K) is then on screen, the output too
         n2 = sum(1 for i, row in enumerate(rows) if i not in fixed and not is_strip(prep.panels[row[0]]))
@@ -380,14 +391,22 @@ class GridCanvas:
         least_2d = MAP_MIN_2D
         if n2 and n2 * MAP_MIN_2D + n1 * MAP_MIN_1D > left:
             least_2d = max(MAP_TIGHT_2D, (left - n1 * MAP_MIN_1D) // n2)
-        heights = []
-        for i, row in enumerate(rows):
-            if i in fixed:
-                heights.append(fixed[i])
-            else:
-                least = MAP_MIN_1D if is_strip(prep.panels[row[0]]) else least_2d
-                heights.append(max(least, int(left * weights[i] / total_w)))
-        return heights
+        least = {i: MAP_MIN_1D if is_strip(prep.panels[rows[i][0]]) else least_2d for i in weights}
+        # a row whose share is below its least gets its least, and the others share what is left
+        # (given their share as well, layernorm's X and Y took 18 px that its Mean and Rstd needed)
+        heights = dict(fixed)
+        flexible, rest = set(weights), left
+        while flexible:
+            total_w = sum(weights[i] for i in flexible)
+            short = {i for i in flexible if rest * weights[i] / total_w < least[i]}
+            if not short:
+                heights.update({i: int(rest * weights[i] / total_w) for i in flexible})
+                break
+            for i in short:
+                heights[i] = least[i]
+                rest -= least[i]
+            flexible -= short
+        return [heights[i] for i in range(len(rows))]
 
     def layout(self, prep: PreparedTrace, width: int, height: int) -> Iterator[None]:
         """Title, size and place every plot for ``prep`` in a view of ``width`` × ``height``
@@ -400,21 +419,29 @@ class GridCanvas:
         # what the layout adds around the plots (margins, the frame) is not exactly known: 16 px
         # spare, so a view that fits does not get a scroll bar for a few pixels
         heights = self._map_heights(prep, rows, height - grid_h - spacing * (len(rows) + 1) - 16)
+        if grid_h + sum(heights) + spacing * (len(rows) + 1) + 16 > height:  # taller than the view: pair 1-D maps
+            paired, pcols = self._map_rows(prep, pair_strips=True)
+            if len(paired) < len(rows):
+                rows, ncols = paired, pcols
+                heights = self._map_heights(prep, rows, height - grid_h - spacing * (len(rows) + 1) - 16)
         ps = self.prog
         ps.configure(grid_title(prep), 1, prep.grows, prep.gw)
         _fix_height(ps.plot, grid_h)
         ps.plot.setMinimumWidth(0)
         placed: list[tuple[pg.PlotItem, int, int, int]] = [(ps.plot, 0, 0, ncols)]
+        self._beside = {i for row in rows if len(row) > 1 for i in row}
         for r, (row, h) in enumerate(zip(rows, heights, strict=True), start=1):
             yield
             for c, i in enumerate(row):
                 p, slot = prep.panels[i], self.slots[i]
-                slot.configure(panel_title(p, theme.FAIL), 1, p.rows, p.cols)
+                slot.configure(panel_title(p, theme.FAIL, i in self._beside), 1, p.rows, p.cols)
                 _fix_height(slot.plot, h)
                 # never narrower than its title (a title is not wrapped: it would be cut off),
                 # nor than 160 px (too small to hover an element)
                 slot.plot.setMinimumWidth(max(160, int(slot.plot.titleLabel.item.boundingRect().width()) + 12))
-                placed.append((slot.plot, r, c, ncols if is_strip(p) else 1))
+                # a map alone on its row (1-D) spans it; a pair of 1-D maps takes half each
+                placed.append((slot.plot, r, c * (ncols // len(row)) if is_strip(p) else c,
+                               ncols // len(row) if is_strip(p) else 1))
         if placed != self._placed:
             # (re)filling the layout costs a few ms per plot (pyqtgraph activates the layout on
             # every add): a trace laid out like the last one keeps the plots where they are
@@ -456,7 +483,7 @@ class GridCanvas:
         groups: dict[tuple, PlotSlot] = {}
         for p, slot in zip(prep.panels, self.slots, strict=False):
             f = p.fold
-            slot.plot.setTitle(panel_title(p, theme.FAIL))
+            slot.plot.setTitle(panel_title(p, theme.FAIL, p.index in self._beside))
             # the axes count elements, never drawn cells: a reduced map's cell is kr × kc of them
             kr, kc = p.cell
             slot.left.row_len = f.chunk * kc if f.kind == FOLD else kr
@@ -478,8 +505,9 @@ class GridCanvas:
             lead = groups.setdefault(fold_key(f), slot) if f.kind == FOLD else slot
             slot.vb.setXLink(lead.vb if lead is not slot else None)
             slot.vb.setYLink(lead.vb if lead is not slot else None)
-            # one column scale is enough for maps stacked and zoomed together: room for rows
-            slot.plot.showAxis("top", show=lead is slot)
+            # one column scale is enough for maps stacked and zoomed together: room for rows (1-D
+            # maps side by side keep theirs, or their heights would differ)
+            slot.plot.showAxis("top", show=lead is slot or (p.index in self._beside and is_strip(p)))
 
     def _every(self, chars: int, piece_px: float) -> int:
         """Label every how many pieces, for labels of ``chars`` characters not to overlap."""

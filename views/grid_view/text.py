@@ -283,16 +283,18 @@ def grid_title(prep: PreparedTrace) -> str:
     return translate("GridView", "<b>Programs</b> — {count}, {desc}").format(count=count, desc=desc)
 
 
-def panel_title(p: Panel, warn_colour: str) -> str:
+def panel_title(p: Panel, warn_colour: str, beside: bool | None = None) -> str:
     """Rich-text title of a tile map: name, shape, dtype, role; out-of-bounds lanes in
-    ``warn_colour``. A map beside others gets two lines (name, shape and dtype; role and notes):
-    the layout cannot shrink a title, and a long one pushed its neighbour off a laptop's screen."""
+    ``warn_colour``. A map beside others (``beside``; default: a 2-D map) gets two lines (name,
+    shape and dtype; role and notes): the layout cannot shrink a title, and a long one pushed its
+    neighbour off a laptop's screen."""
+    beside = not is_strip(p) if beside is None else beside
     full = (p.full or p.info).shape
     shape = "×".join(str(s) for s in full) or translate("GridView", "scalar")
     if len(full) > 2:  # drawn with its leading dimensions flattened: say as what
         shape += f" → {int(np.prod(full[:-1]))}×{int(full[-1])}"
     role = " + ".join(_word(w) for w in p.role.split(" + "))
-    title = f"<b>{p.info.name}</b> [{shape}] {p.info.dtype}{' — ' if is_strip(p) else '<br>'}{role}"
+    title = f"<b>{p.info.name}</b> [{shape}] {p.info.dtype}{'<br>' if beside else ' — '}{role}"
     kr, kc = p.cell  # in elements, never in drawn cells
     notes = []
     if p.folded and p.rows > 1:
