@@ -115,11 +115,11 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - manual pre
     view.show()
     if args.grab:
         name = view.current_lesson()
-        view.editor.set_text(solution_text(name) if args.file == "solution" else starter_text(name))
+        view.editor.set_text(solution_text(name, lang) if args.file == "solution" else starter_text(name, lang))
         while view.hints_shown() < args.hints and view.hint_button.isEnabled():
             view.next_hint()
         app.processEvents()  # laid out: the editor knows its height before centring a line
-        _show_line_to_fix(view, starter_text(name), solution_text(name))
+        _show_line_to_fix(view, starter_text(name, lang), solution_text(name, lang))
         _grab_when_done(view, Path(args.grab), app)
     code = app.exec()
     for t in keep:

@@ -197,6 +197,12 @@ class LessonView(Retranslating, QWidget):
         self._fill_list()
         if self._current is not None:
             self._show_texts(self._current)
+            if not self.editor.is_modified():  # an untouched starter follows the language
+                path = write_starter(self._current, self._work_dir, lang=self._lang)
+                if self.editor.text() != path.read_text(encoding="utf-8"):
+                    self.editor.open(path)
+            if self.solution_visible():
+                self.solution_view.set_source(solution_text(self._current, self._lang), 1)
 
     def lesson_names(self) -> list[str]:
         return [i.name for i in self._lessons]
@@ -278,7 +284,7 @@ class LessonView(Retranslating, QWidget):
             return
         self.confirm_bar.hide()
         self._solution_shown.add(self._current)
-        self.solution_view.set_source(solution_text(self._current), 1)
+        self.solution_view.set_source(solution_text(self._current, self._lang), 1)
         if self.tabs.indexOf(self.solution_view) < 0:
             self.tabs.addTab(self.solution_view, self.tr("Solution"))
         self.tabs.setCurrentWidget(self.solution_view)
@@ -373,7 +379,7 @@ class LessonView(Retranslating, QWidget):
         for n in (old, name):
             if n is not None:
                 self._mark_item(n)
-        path = write_starter(name, self._work_dir)
+        path = write_starter(name, self._work_dir, lang=self._lang)
         self.editor.open(path)
         self._show_texts(name)
         if self.solution_visible():

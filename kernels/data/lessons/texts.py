@@ -10,6 +10,9 @@ Each lesson is a folder ``resources/lessons/<nn>_<name>/``:
   starter (the same indentation; nothing after ``starter:`` drops the line), and a line
   ``# starter+ CODE`` exists only in the starter. ``starter_text`` applies the markers,
   ``solution_text`` removes them.
+- ``starter.zh_CN.md``: the Chinese of the file's docstrings and comments (``starter_words``);
+  ``starter_text(name, "zh_CN")`` and ``solution_text(name, "zh_CN")`` read in Chinese, the code
+  the same.
 
 The learner's file (a copy of the starter, ``write_starter``) defines the kernel and a
 ``launch(...)`` function that the check calls with CPU tensors; each lesson text says which.
@@ -25,6 +28,7 @@ from pathlib import Path
 from resources import RESOURCES_DIR
 
 from .result import LessonInfo
+from .starter_words import load_words, translate_source
 
 __all__ = ["LANGS", "LESSONS_DIR", "list_lessons", "lesson_info", "lesson_dir", "lesson_text", "hints",
            "solution_path", "solution_text", "starter_text", "write_starter", "normalize_lang"]
@@ -135,23 +139,40 @@ def _variants(name: str) -> tuple[str, str]:
     return "\n".join(starter) + "\n", "\n".join(solution) + "\n"
 
 
-def starter_text(name: str) -> str:
-    """The file the learner starts from."""
-    return _variants(name)[0]
+def _in_language(text: str, name: str, lang: str) -> str:
+    lang = normalize_lang(lang)
+    if lang == "en":
+        return text
+    return translate_source(text, load_words(lesson_dir(name) / f"starter.{lang}.md"))
 
 
-def solution_text(name: str) -> str:
-    """The reference solution as a learner reads it (markers removed)."""
-    return _variants(name)[1]
+def starter_text(name: str, lang: str = "en") -> str:
+    """The file the learner starts from, its docstrings and comments in ``lang``."""
+    return _in_language(_variants(name)[0], name, lang)
 
 
-def write_starter(name: str, directory: str | os.PathLike, overwrite: bool = False) -> Path:
-    """Write the starter to ``directory/<nn>_<name>.py`` (folders made as needed) and return its
-    path. An existing file is kept (the learner's work) unless ``overwrite``."""
+def solution_text(name: str, lang: str = "en") -> str:
+    """The reference solution as a learner reads it (markers removed), its words in ``lang``."""
+    return _in_language(_variants(name)[1], name, lang)
+
+
+def write_starter(name: str, directory: str | os.PathLike, overwrite: bool = False, lang: str = "en") -> Path:
+    """Write the starter in ``lang`` to ``directory/<nn>_<name>.py`` (folders made as needed) and
+    return its path. An existing file is kept (the learner's work) unless ``overwrite``, or unless
+    it is an untouched starter of another language (it then follows the language)."""
     info = lesson_info(name)
     d = Path(directory).expanduser()
     d.mkdir(parents=True, exist_ok=True)
     p = d / f"{info.folder}.py"
-    if overwrite or not p.exists():
-        p.write_text(starter_text(name), encoding="utf-8")
+    text = starter_text(name, lang)
+    if overwrite or not p.exists() or _untouched_other_language(p, name, text):
+        p.write_text(text, encoding="utf-8")
     return p
+
+
+def _untouched_other_language(path: Path, name: str, text: str) -> bool:
+    try:
+        have = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return have != text and have in {starter_text(name, lang) for lang in LANGS}
