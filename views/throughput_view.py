@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QFileDialog, QLabel, QPushButton, QWidget
 
 from kernels.data.backends import GPU, INTERPRETER, is_interpreter
@@ -39,6 +40,7 @@ from . import theme
 from .empty_plot import EmptyPlot
 from .layout import column, row
 from .preview import preview
+from .text_fit import elided, lines_width, set_title_within
 
 __all__ = ["ThroughputView", "format_values", "result_figures"]
 
@@ -53,6 +55,8 @@ FLAG_THROTTLED = 2
 _OUTLIER_MIN_RUNS = 2
 #: ... each timed with at least this many reps (its p20–p80 is a spread)
 _OUTLIER_MIN_REPS = 5
+#: where the peak line's label starts, as a fraction of the plot's width from its left edge
+_PEAK_AT = 0.02
 
 
 def format_values(values: dict[str, Any]) -> str:
@@ -199,11 +203,14 @@ class ThroughputView(QWidget):
         pi.addItem(self._bounds)
         self.peak_line = pg.InfiniteLine(angle=0, movable=False,
                                          pen=pg.mkPen(theme.PEAK, width=1, style=Qt.PenStyle.DotLine),
-                                         label="", labelOpts={"position": 0.02, "color": theme.PEAK,
+                                         label="", labelOpts={"position": _PEAK_AT, "color": theme.PEAK,
                                                               "anchors": [(0, 1), (0, 1)],
                                                               "fill": (255, 255, 255, 200)})
         self.peak_line.hide()
         pi.addItem(self.peak_line, ignoreBounds=True)
+        self._titles: tuple[str, ...] = ()  # the title's wordings, longest first (_fit_title)
+        self._peak_lines = 1  # lines of the peak label shown (the room above the line follows)
+        pi.getViewBox().sigResized.connect(self._fit_texts)
         self.empty = EmptyPlot(pi, self.tr("No runs yet."))
         self.empty.set_empty(True)
 
@@ -339,12 +346,12 @@ class ThroughputView(QWidget):
         if peak:
             self.peak_line.setValue(peak)
             self.peak_line.show()  # before setFormat: a hidden label ignores text updates
-            self.peak_line.label.setFormat(self.peak_label())
+            self._fit_peak()
         else:
             self.peak_line.hide()
         top = max([peak or 0.0] + ([float(np.nanmax(s["hi"]))] if s.n else []))
         if peak:
-            top *= 1.25  # room above the peak line for its label, inside the plot
+            top *= self._peak_headroom()  # room above the peak line for its label, inside the plot
         if s.n:
             self._bounds.setData(x=[x[0], x[-1]], y=[0.0, top])
         else:
@@ -364,6 +371,55 @@ class ThroughputView(QWidget):
         if self._peak_datasheet and self._peak_override is None:
             text += " · " + self.tr("data sheet {value}").format(value=_fmt(self._peak_datasheet))
         return text
+
+    def _peak_wordings(self) -> list[str]:
+        """The peak label as one line, then the figures over the source, then the figures alone."""
+        full = self.peak_label()
+        figures = self.tr("peak {peak} {unit}").format(peak=_fmt(self.peak()), unit=self._metric)
+        if self._peak_datasheet and self._peak_override is None:
+            figures += " · " + self.tr("data sheet {value}").format(value=_fmt(self._peak_datasheet))
+        source = self._peak_source if self._peak_override is None else ""
+        return [full] + ([f"{figures}\n({source})"] if source else []) + [figures]
+
+    def _fit_peak(self) -> None:
+        """The peak label's first wording that fits the plot's width (two lines only where the
+        plot is tall enough), else the figures cut with "…"."""
+        label, vb = self.peak_line.label, self.plot.getPlotItem().getViewBox()
+        wordings = self._peak_wordings()
+        text = wordings[0]
+        if vb.width() > 10:  # laid out: its size means something
+            font = label.textItem.font()
+            room = vb.width() * (1 - _PEAK_AT) - 2 * label.textItem.document().documentMargin() - 2
+            line_h = QFontMetricsF(font).lineSpacing()
+            # a second line (the source) is cut to the width rather than dropped, where there is height
+            fitted = [t if "\n" not in t else t.split("\n")[0] + "\n" + elided(t.split("\n")[1], font, room)
+                      for t in wordings]
+            text = next((t for t in fitted if lines_width(t, font) <= room
+                         and (t.count("\n") == 0 or (t.count("\n") + 1) * line_h <= 0.4 * vb.height())),
+                        None) or elided(wordings[-1], font, room)
+        self._peak_lines = text.count("\n") + 1
+        label.setFormat(text)
+
+    def _peak_headroom(self) -> float:
+        """The factor from the peak to the top of the y range: room above the line for its label."""
+        vb = self.plot.getPlotItem().getViewBox()
+        if vb.height() <= 10:
+            return 1.25
+        item = self.peak_line.label.textItem
+        need = self._peak_lines * QFontMetricsF(item.font()).lineSpacing() + 2 * item.document().documentMargin() + 4
+        return max(1.25, 1.0 / (1.0 - min(need / vb.height(), 0.5)))
+
+    def _fit_title(self) -> None:
+        if self._titles:
+            pi = self.plot.getPlotItem()
+            set_title_within(pi, self._titles, pi.width() - 8 if pi.width() > 10 else float("inf"))
+
+    def _fit_texts(self) -> None:
+        """The plot's size changed: the title and the peak label fitted again, the y range too."""
+        self._fit_title()
+        if self.peak_line.isVisible():
+            self._fit_peak()
+            self._schedule()  # the room above the peak line follows the height
 
     def flags_of(self, run_index: int) -> int:
         """The flag bits (FLAG_OUTLIER, FLAG_THROTTLED) of run ``run_index``'s point (0: none)."""
@@ -492,12 +548,15 @@ class ThroughputView(QWidget):
         if interp:
             pi.setLabel("left", "ms")  # short: the axis is the plot's height (the title and banner say what)
             title = self.tr("Interpreter runs (CPU): milliseconds, lower is better")
+            short = self.tr("ms per run (CPU), lower is better")
             self.legend_names = (self.tr("Triton interpreter (ms)"), self.tr("torch on CPU (ms)"))
         else:
             pi.setLabel("left", self._metric)
             title = self.tr("Throughput per run ({unit}, higher is better)").format(unit=self._metric)
+            short = self.tr("{unit} per run, higher is better").format(unit=self._metric)
             self.legend_names = ("Triton", "torch")
-        pi.setTitle(title)
+        self._titles = (title, short)
+        self._fit_title()
         pi.setLabel("bottom", f"{self.tr('run')}&nbsp;&nbsp;&nbsp;&nbsp;<span style='color:{theme.TRITON}'>&#9679; "
                     f"{self.legend_names[0]}</span>&nbsp;&nbsp;<span style='color:{theme.TORCH}'>&#9632; "
                     f"{self.legend_names[1]}</span>")

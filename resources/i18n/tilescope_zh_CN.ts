@@ -2856,8 +2856,16 @@ Press Trace (Ctrl+T) to record on the GPU which program touches which element of
         <translation>解释器运行（CPU）：毫秒，越低越好</translation>
     </message>
     <message>
+        <source>ms per run (CPU), lower is better</source>
+        <translation>每次运行的毫秒数（CPU），越低越好</translation>
+    </message>
+    <message>
         <source>Throughput per run ({unit}, higher is better)</source>
         <translation>每次运行的吞吐量（{unit}，越高越好）</translation>
+    </message>
+    <message>
+        <source>{unit} per run, higher is better</source>
+        <translation>每次运行的 {unit}，越高越好</translation>
     </message>
     <message>
         <source>torch on CPU (ms)</source>
