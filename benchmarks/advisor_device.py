@@ -3,7 +3,7 @@ advisor with the GPU's measured timeline, the first finding's mini-sweep timed w
 version in one tune sweep; then the GPU tests of ``tests/gpu/test_gpu_advisor.py``, the 8 catalog
 kernels at their defaults (timed runs: the roofline), and a seventh case — inside a hard limit.
 
-    python3 benchmarks/advisor_device.py --out $OUT/advisor.jsonl [--limit 85]
+    python3 benchmarks/advisor_device.py --out $OUT/advisor.jsonl [--limit 84]
     python3 benchmarks/advisor_device.py --small --backend interpreter --out /tmp/dry.jsonl   # CPU dry run
     python3 benchmarks/advisor_device.py --table advisor.jsonl    # the markdown table of a run's lines
 
@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--table", metavar="JSONL", help="print the markdown table of a run's lines, and stop")
     ap.add_argument("--out", help="append one JSON line per item")
-    ap.add_argument("--limit", type=float, default=85.0, help="seconds for everything (default 85)")
+    ap.add_argument("--limit", type=float, default=84.0, help="seconds for everything (default 84)")
     ap.add_argument("--backend", default="gpu", help="gpu (default), or interpreter for a dry run")
     ap.add_argument("--small", action="store_true", help="each case at its small shapes (a dry run)")
     ap.add_argument("--target", default="", help="compile target (default: the GPU's, else sm_90)")
@@ -330,10 +330,13 @@ def main(argv: list[str] | None = None) -> int:
         futs[f"catalog:{name}"] = pool.submit(_sample, name, None, {}, target, args.programs)
     facts = GpuFacts(args.backend, clock)
     try:
-        _serve([i for i in order if i not in LAST], values, (), futs, facts, target, clock, out, args)
+        # the six with the catalog in the gaps (a catalog item only while no variant's sample is back
+        # and every variant's timeline is taken), then the tests, the catalog left, the seventh case
+        left = _serve([i for i in order if i not in LAST], values, catalog, futs, facts, target, clock, out, args,
+                      stop_after_cases=True)
         if not args.no_tests and (gpu or args.force_tests):
             run_tests(out, clock)
-        _serve([], values, catalog, futs, facts, target, clock, out, args)
+        _serve([], values, left, futs, facts, target, clock, out, args)
         _serve([i for i in order if i in LAST], values, (), futs, facts, target, clock, out, args)
     finally:
         _kill(pool)
@@ -343,15 +346,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _serve(order: list[int], values: dict[int, dict], catalog: tuple[str, ...], futs: dict[str, Future],
-           facts: GpuFacts, target: str, clock: Clock, out: Out, args: argparse.Namespace) -> None:
+           facts: GpuFacts, target: str, clock: Clock, out: Out, args: argparse.Namespace,
+           stop_after_cases: bool = False) -> tuple[str, ...]:
     """The variants in ``order``, each as soon as its sample is back (the highest in the order
-    first); while none is, the next case's GPU facts; then the catalog."""
+    first); while none is, the next case's GPU facts, else a catalog kernel whose sample is back.
+    ``stop_after_cases``: return once the variants are done, with the catalog kernels left."""
     pending = [f"case{i}" for i in order] + [f"catalog:{n}" for n in catalog]
     while pending:
+        if stop_after_cases and not any(k.startswith("case") for k in pending):
+            return tuple(k.split(":", 1)[1] for k in pending)
         if clock.left() < ITEM_MIN_S["catalog"]:
             for key in pending:
                 out.emit({"item": key, "outcome": "skipped: time limit"})
-            return
+            return ()
         ready = [k for k in pending if futs[k].done()]
         cases = [k for k in ready if k.startswith("case")]
         todo = [k for k in pending if k.startswith("case") and k not in facts.done]
@@ -381,6 +388,7 @@ def _serve(order: list[int], values: dict[int, dict], catalog: tuple[str, ...], 
             row = {"item": key, "error": "".join(traceback.format_exception_only(type(e), e)).strip()[-1500:],
                    "seconds": round(time.perf_counter() - t0, 1)}
         out.emit(row)
+    return ()
 
 
 def _kill(pool: ProcessPoolExecutor) -> None:

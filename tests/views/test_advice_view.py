@@ -63,3 +63,17 @@ def test_an_error_is_said_and_the_button_comes_back(qtbot):
                         error=ErrorInfo("compile", "compiling failed: out of resources")))
     assert w.ask.isEnabled() and "out of resources" in w.status.text()
     assert w.list.topLevelItemCount() == 0
+
+
+def test_a_fix_the_kernels_own_source_holds_is_named_so_and_shows_its_measurement(qtbot):
+    from kernels.data.advice import Finding, Proposal, Trial
+
+    f = Finding(rule="uncoalesced", severity="high", title="line 31 load of x_ptr: 32.0 sectors per request, ideal 4.0",
+                line=31, proposal=Proposal("at line 31: walk the rows", "variant", {"BY_ROWS": True}),
+                trial=Trial({"BY_ROWS": True}, measured=True, current_ms=0.353, proposed_ms=0.0377, passed=True))
+    w = AdviceView()
+    qtbot.addWidget(w)
+    w.set_advice(Advice(kernel="column_copy", values={}, target="sm_90", backend="gpu", findings=[f]))
+    assert w.list.topLevelItem(0).text(3) == "measured 9.36x"
+    text = w.detail.toPlainText()
+    assert "the kernel's own fixed variant" in text and "Measured: BY_ROWS=True" in text
