@@ -1,7 +1,7 @@
 """The run history: every run's configuration, metrics and check in a local SQLite file.
 
 ``History.open()`` opens (or creates) ``history.db`` in the data directory (see ``app.paths``).
-A file that is not SQLite or fails ``PRAGMA integrity_check`` is moved aside to
+A file that is not SQLite or fails ``PRAGMA quick_check`` is moved aside to
 ``history.db.corrupt-<timestamp>`` (with its ``-wal``/``-shm`` companions), a fresh history is
 started, and ``History.warning`` says so for the UI to show.
 
@@ -223,8 +223,7 @@ class History:
                     warning = (f"The run history {p} was damaged ({reason}). It was moved to {backup.name} "
                                "and a new, empty history was started.")
                 file_conn = _connect(p, busy_ms=250)
-                mem = _connect(":memory:")
-                _copy_rows(file_conn, mem)
+                mem = _memory_of(file_conn)
                 break
             except sqlite3.OperationalError as e:
                 if store.is_lock(e) and time.monotonic() < deadline:
@@ -590,6 +589,21 @@ def _write_batch(conn: sqlite3.Connection, batch: tuple[list[dict[str, Any]], li
                          [row[c] for c in cols])
         for key, value in deletes:
             conn.execute(f"DELETE FROM runs WHERE {'uid' if key == 'uid' else 'id'} = ?", (value,))
+
+
+def _memory_of(src: sqlite3.Connection) -> sqlite3.Connection:
+    """An in-memory copy of the database ``src`` (schema, ids, uids): SQLite's backup copies its
+    pages, several times faster than reading and inserting the rows (docs/benchmarks/soak.md,
+    "A large history")."""
+    mem = sqlite3.connect(":memory:", check_same_thread=False)
+    try:
+        src.backup(mem)
+        mem.row_factory = sqlite3.Row
+        _ensure_schema(mem)
+    except BaseException:
+        mem.close()
+        raise
+    return mem
 
 
 def _copy_rows(src: sqlite3.Connection, mem: sqlite3.Connection) -> int:

@@ -22,6 +22,14 @@ At the end the parent opens the history once more (it replays the journals of ki
 waits until everything is written, and counts: every acknowledged run present, none twice.
 
     PYTHONPATH=. .venv/bin/python benchmarks/soak_history.py --runs 1000 --seed 1
+
+``--load-cost N [--keep DIR]``: what a history of N runs costs at start-up instead — fills a
+scratch data folder with N runs of a real vector_add result (through ``History``), then times
+``History.open`` (on the window's GUI thread) and the table's first read (``list(500)``, on a
+background thread) three times each, and one ``MainWindow()`` (offscreen, no worker) up to the
+History table's rows:
+
+    QT_QPA_PLATFORM=offscreen PYTHONPATH=. .venv/bin/python benchmarks/soak_history.py --load-cost 100000
 """
 
 from __future__ import annotations
@@ -184,13 +192,87 @@ def soak(db: Path, runs: int, seed: int, log=print) -> dict:
                 integrity=ok, journals_left=left, seconds=round(time.monotonic() - t0, 1), seed=seed, **counts)
 
 
+_WINDOW = r"""
+import os, sys, time
+from PySide6.QtWidgets import QApplication
+app = QApplication.instance() or QApplication([])
+from app.main_window import MainWindow
+t0 = time.perf_counter()
+win = MainWindow(autostart=False)
+t1 = time.perf_counter()
+win.show()
+got = []
+win.history_pane.reader.rowsRead.connect(lambda rows: got.append((time.perf_counter(), len(rows))))
+win.history_pane.refresh()
+while not got and time.perf_counter() - t1 < 600:
+    app.processEvents()
+    time.sleep(0.001)
+print(json.dumps(dict(window_init_s=round(t1 - t0, 3), rows_shown_after_s=round(got[0][0] - t1, 3),
+                      rows_shown=got[0][1], runs=win.history.count())))
+win.close()
+"""
+
+
+def load_cost(n: int, folder: Path, log=print) -> dict:
+    """Start-up cost of a history of ``n`` runs in ``folder`` (filled first if it has none)."""
+    import os
+
+    from app.history import History
+
+    db = folder / "history.db"
+    out: dict = dict(runs=n)
+    if not db.exists():
+        import kernels.catalog  # noqa: F401 - registers vector_add
+        from kernels import engine
+        from kernels.data.results import RunRequest
+
+        r = engine.run(RunRequest("vector_add", {}, backend="interpreter", bench=False, torch_baseline=False))
+        t0 = time.perf_counter()
+        h = History.open(db)
+        for k in range(0, n, 2000):
+            h.add_many([r] * min(2000, n - k))
+            assert h.flush(600)
+        h.close()
+        out["fill_s"] = round(time.perf_counter() - t0, 1)
+    out["file_mib"] = round(db.stat().st_size / 2**20, 1)
+    out["open_s"], out["list500_s"] = [], []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        h = History.open(db)
+        t1 = time.perf_counter()
+        h.list(limit=500)
+        out["open_s"].append(round(t1 - t0, 3))
+        out["list500_s"].append(round(time.perf_counter() - t1, 3))
+        assert h.count() == n, h.count()
+        h.close()
+    log(f"{n} runs: {out}")
+    env = dict(os.environ, TILESCOPE_DATA_DIR=str(folder), TILESCOPE_CONFIG_DIR=str(folder / "config"),
+               TILESCOPE_CACHE_DIR=str(folder / "cache"), QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+               PYTHONPATH=str(ROOT))
+    w = subprocess.run([sys.executable, "-c", "import json\n" + _WINDOW], cwd=ROOT, env=env, text=True,
+                       capture_output=True, timeout=900)
+    out.update(json.loads(w.stdout.strip().splitlines()[-1]) if w.returncode == 0 else dict(window_error=w.stderr[-500:]))
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", help="write the result here")
+    ap.add_argument("--load-cost", type=int, metavar="N", help="time the start-up with a history of N runs instead")
+    ap.add_argument("--keep", help="with --load-cost: the data folder to fill (or reuse), kept afterwards")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
+    if args.load_cost:
+        with tempfile.TemporaryDirectory(prefix="tilescope-history-load-") as tmp:
+            folder = Path(args.keep or tmp)
+            folder.mkdir(parents=True, exist_ok=True)
+            res = load_cost(args.load_cost, folder)
+        print(json.dumps(res, indent=1))
+        if args.json:
+            Path(args.json).write_text(json.dumps(res, indent=1) + "\n")
+        return 0
     with tempfile.TemporaryDirectory(prefix="tilescope-soak-history-") as tmp:
         res = soak(Path(tmp) / "history.db", args.runs, args.seed)
     print(json.dumps(res, indent=1))
