@@ -14,7 +14,7 @@ or at full resolution), one lane per cell. What it cannot give, it says in its n
   that is not one contiguous run) is left out and counted;
 - past ``max_lanes`` cells or ``max_events`` accesses, the events stop at a whole program: the
   first programs in launch order have theirs, the note names them (a matmul 4096³ reduced to
-  512 × 512 cells has ~8,300 cells a program: programs 0..253 of 4096).
+  512 × 512 cells has 8,256 cells a program: programs 0..126 of 4,096).
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from .shadow import Recording
 __all__ = ["MAX_EVENTS", "MAX_LANES", "TileEvents", "tile_events"]
 
 #: cells (lanes) and accesses the window's GPU trace carries at most, for the grid view's time
-#: to prepare them (docs/benchmarks/gpu-trace.md): vector add 2^26 has all its programs', 2^28 a third
-MAX_LANES = 1 << 21
+#: to prepare them (docs/benchmarks/gpu-trace.md): vector add 2^26 has all its programs', 2^28 a third,
+#: matmul 4096³ its first 127
+MAX_LANES = 1 << 20
 MAX_EVENTS = 1 << 18
 
 
