@@ -51,8 +51,7 @@ def test_the_tail_is_read_from_the_measured_timeline():
     a = handle(EngineState(), "why", WhyRequest("matmul", vals, target=_target(), backend="gpu", programs=1))
     assert a.error is None, a.error
     tail = next(f for f in a.findings if f.rule == "tail")
-    assert tail.needs_gpu and 0 < tail.evidence["sm_busy"] < 0.8
-    assert a.first.rule == "tail"
+    assert tail.needs_gpu and 0 < tail.evidence["sm_busy"] < 0.8  # two rounds, the second of 4 programs: ~0.52
 
 
 def test_a_column_walk_is_measured_through_its_own_fixed_variant():
