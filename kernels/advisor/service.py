@@ -61,16 +61,16 @@ def advise(spec: Any, values: dict[str, Any] | None = None, target: str = "sm_90
                 variants[finding.rule] = None
                 advice.not_checked.append(f"source variants for {finding.rule}: {type(e).__name__}: {e}")
     if try_changes:
-        tried: dict[tuple[str, str], Trial | None] = {}  # the same candidates are tried once
+        measuring = on_gpu and sweep is not None
+        tried: dict[tuple[str, str], Trial | None] = {}  # the same candidates are tried once (a check: per rule)
         for finding in advice.findings[:trials]:
             if cancel is not None and cancel():
                 advice.not_checked.append("trials: cancelled")
                 break
-            key = ("" if on_gpu else finding.rule, repr(candidates(finding)))
+            key = ("" if measuring else finding.rule, repr(candidates(finding)))
             try:
                 if key not in tried:
-                    tried[key] = measure(g, finding, sweep) if on_gpu and sweep is not None \
-                        else check_on_target(g, finding)
+                    tried[key] = measure(g, finding, sweep) if measuring else check_on_target(g, finding)
                 t = tried[key]
                 finding.trial = None if t is None else replace(t, before=dict(finding.evidence))
             except Exception as e:  # noqa: BLE001 - the other trials still run
