@@ -8,8 +8,8 @@ vector add 2^26 fp32, matmul 4096³ fp16 and, last (skipped when time is short),
 
 Per trace: wall seconds of ``handle(state, "trace", …)``, the phases the trace reports (its
 progress stages' times, the inputs prepared — drawn or taken from the Run's live cache —, the
-compile, launch, derive and light timeline build), the reply encoded as the worker sends it
-(``app.protocol.encode``: bytes and seconds) and decoded (seconds). One extra trace of vector add
+compile, launch, derive — each program's accesses apart — and the light timeline build), the
+reply encoded as the worker sends it (``app.protocol.encode``: bytes, seconds) and decoded. One extra trace of vector add
 2^26 with the live cache released shows what drawing the inputs again costs. A watchdog ends the
 process at ``--limit`` seconds; results are printed as they come and written to
 ``$OUT/gpu_trace_window_side.json`` after every step. ``--cpu``: the same steps under the
@@ -78,9 +78,10 @@ class _Phases:
         from kernels.gpu_trace import service
 
         self.service, self.t0, self.log = service, time.perf_counter(), []
-        self._prepare, self._light = service.prepare, service._light_timeline
+        self._prepare, self._light, self._events = service.prepare, service._light_timeline, service.tile_events
         service.prepare = self._timed_prepare
         service._light_timeline = self._timed_light
+        service.tile_events = self._timed_events
 
     def _timed_prepare(self, *a: Any, **kw: Any) -> Any:
         t = time.perf_counter()
@@ -96,11 +97,20 @@ class _Phases:
                          "s": round(time.perf_counter() - t, 4)})
         return got
 
+    def _timed_events(self, *a: Any, **kw: Any) -> Any:
+        t = time.perf_counter()
+        got = self._events(*a, **kw)
+        self.log.append({"phase": "each program's accesses from the tile records (in derive)",
+                         "s": round(time.perf_counter() - t, 4), "accesses": int(len(got.events.program)),
+                         "cells": int(got.events.n_active.sum())})
+        return got
+
     def progress(self, p: Any) -> None:
         self.log.append({"stage": p.stage, "at_s": round(time.perf_counter() - self.t0, 4)})
 
     def close(self) -> list[dict]:
         self.service.prepare, self.service._light_timeline = self._prepare, self._light
+        self.service.tile_events = self._events
         return self.log
 
 
