@@ -331,6 +331,9 @@ class ParamPanel(QWidget):
                 editor = IntSpinBox(p.min, p.max, parent)
             editor.textChanged.connect(self._on_edit)
         editor.setObjectName(f"edit_{p.name}")
+        # narrower than a spin box asks (room for its largest value, 124 px): in a laptop's 218 px
+        # column the fields were cut at the right under a sideways scroll bar; they grow to the room
+        editor.setMinimumWidth(72)
         editor.setToolTip(_describe(p))
         frame = _FieldFrame(editor, parent)
         error = QLabel("", parent)

@@ -824,6 +824,10 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>1 格 = {n} 个元素</translation>
     </message>
     <message>
+        <source>1 cell = {n}</source>
+        <translation>1 格 = {n}</translation>
+    </message>
+    <message>
         <source>stored after the loop</source>
         <translation>在循环之后存储</translation>
     </message>

@@ -82,12 +82,14 @@ def _box_words(p: Panel, el: np.ndarray) -> str:
     return translate("GridView", "elements {range}").format(range=fmt_range(*p.cell_span(int(el.min()), int(el.max()))))
 
 
-def cell_words(p: Panel) -> str:
-    """"1 cell = 16 elements" (of a reduced map; '' for a full one)."""
-    if not p.coarse:
-        return ""
+def cell_words(p: Panel, short: bool = False) -> str:
+    """"1 cell = 16 elements" (of a reduced map; '' for a full one); ``short``: "1 cell = 2×2", for
+    a title beside others (three matmul maps at 1024² did not fit a laptop's width with the long one)."""
     kr, kc = p.cell
-    return translate("GridView", "1 cell = {n} elements").format(n=f"{kr}×{kc}" if kr > 1 else kc)
+    if not p.coarse or kr * kc == 1:  # ("1 cell = 1 elements" said nothing)
+        return ""
+    n = f"{kr}×{kc}" if kr > 1 else kc
+    return (translate("GridView", "1 cell = {n}") if short else translate("GridView", "1 cell = {n} elements")).format(n=n)
 
 
 def _target_line(p: Panel, pid: int) -> str | None:
@@ -303,8 +305,8 @@ def panel_title(p: Panel, warn_colour: str, beside: bool | None = None) -> str:
         notes.append(translate("GridView", "(wrapped: {n} rows per column)").format(n=p.fold.chunk * kr))
     elif p.fold.kind == WRAP_COLS:
         notes.append(translate("GridView", "(wrapped: {n} columns per band)").format(n=p.fold.chunk * kc))
-    if p.coarse:
-        notes.append("(" + cell_words(p) + ")")
+    if cell_words(p):
+        notes.append("(" + cell_words(p, short=beside) + ")")
     if notes:  # after the role (a third line would run into the top axis: the title's room is two)
         title += " <span style='color:#777'>" + " ".join(notes) + "</span>"
     if p.n_oob:

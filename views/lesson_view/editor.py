@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QPushButton, QSizePolicy, QWidget
 
 from ..layout import column, row
 from ..source_view import SourceView
@@ -52,6 +52,10 @@ class LessonEditor(Retranslating, QWidget):
 
         self.file_label = QLabel(self)
         self.file_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # the file's name gives way before the buttons: its whole length (with "(unsaved)") made
+        # the panel 378 px wide at least, past a laptop's 341 px Lessons dock (a sideways scroll)
+        self.file_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.file_label.setMinimumWidth(48)
         self.save_button = QPushButton(self)
         self.save_button.clicked.connect(self.save)
         self.external_button = QPushButton(self)
