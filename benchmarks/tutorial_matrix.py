@@ -188,7 +188,8 @@ def _memory_limit(gb: float):
 def _child(path: Path, args: argparse.Namespace) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     mem = args.mem_gb if args.mem_gb is not None else (8.0 if args.backend == "interpreter" else 0.0)
-    row: dict = {"tutorial": str(path.relative_to(args.dir)), "backend": args.backend}
+    row: dict = {"tutorial": str(path.relative_to(args.dir)), "backend": args.backend, "budget": args.budget,
+                 "row_limit": args.row_limit}
     limit = args.row_limit + 60 if args.row_limit else args.budget * 7 + 120
     if args.plain:
         t0 = time.perf_counter()
@@ -306,8 +307,8 @@ def combined(gpu: list[dict], cpus: list[tuple[str, list[dict]]]) -> str:
             cells.append(" · ".join(p for p in parts if p != "—") or "—")
         out.append("| " + " | ".join(cells) + " |")
     out.append("")
-    out.append(counts("H200 (Triton 3.6)", gpu, gpu))
-    out += [counts(f"CPU, Triton {label}", rows, gpu) for label, rows in cpus]
+    out.append("- " + counts("H200 (Triton 3.6)", gpu, gpu))
+    out += ["- " + counts(f"CPU, Triton {label}", rows, gpu) for label, rows in cpus]
     return "\n".join(out)
 
 
