@@ -155,6 +155,11 @@ def _trace(state: Any, kernel: str, values: dict, on_gpu: bool, save: Path | Non
     out.update(compile_s=round(info.compile_s, 4), launch_s=round(info.launch_s, 4), derive_s=round(info.derive_s, 4),
                kernel_ms=info.kernel_ms, passes=info.passes, map_strides=[list(s) for s in info.map_strides],
                n_events=int(len(res.trace.events)), notes=list(info.notes), **_reply_cost(res))
+    ev = res.trace.events  # what pinning program 0 lights: its cells per tensor, and the source lines
+    mine = ev.program == 0
+    out["program0_cells_by_tensor"] = {res.trace.tensors[t].name: int(ev.n_active[mine & (ev.tensor == t)].sum())
+                                       for t in range(len(res.trace.tensors))}
+    out["lines"] = sorted(set(ev.line[mine].tolist()))
     if save is not None:
         import pickle
 
