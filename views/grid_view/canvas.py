@@ -53,10 +53,25 @@ class _IndexAxis(pg.AxisItem):
     def tickValues(self, minVal, maxVal, size):  # noqa: N802 (pyqtgraph's name)
         minVal, maxVal = min(minVal, maxVal), max(minVal, maxVal)  # the axis is inverted
         lo, hi = math.ceil(max(minVal, 0)), math.floor(min(maxVal, self.extent))
-        if hi - lo <= 8:
-            return [(1.0, [float(v) for v in range(lo, hi + 1)])]
-        return [(sp, [v for v in vals if 0 <= v <= self.extent])
-                for sp, vals in super().tickValues(max(minVal, 0), min(maxVal, self.extent), size) if sp >= 1]
+        step = self._least_step(hi, size / max(maxVal - minVal, 1e-9))
+        ours = [(float(step), [float(v) for v in range(-(-lo // step) * step, hi + 1, step)])]
+        if hi - lo <= 8 * step:
+            return ours
+        levels = [(sp, [v for v in vals if 0 <= v <= self.extent])
+                  for sp, vals in super().tickValues(max(minVal, 0), min(maxVal, self.extent), size) if sp >= step]
+        return levels or ours
+
+    def _least_step(self, hi: int, px_per_index: float) -> int:
+        """The least step between labelled indices (1, 2, 5, 10, 20, …) whose labels do not run
+        into each other: a line apart on a vertical axis (the program grid's 11 rows in 44 px
+        were labelled every other row, one label over the next), a label's width across."""
+        fm = QFontMetrics(self.style.get("tickFont") or self.font())
+        need = fm.height() + 2 if self.orientation in ("left", "right") else \
+            fm.horizontalAdvance(str(max(hi, 0) * self.row_len)) + 8
+        step = 1
+        while step * px_per_index < need and step < 1 << 40:
+            step = step * 5 // 2 if str(step).startswith("2") else step * 2  # 1, 2, 5, 10, 20, 50, …
+        return step
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802
         return [f"{int(round(v)) * self.row_len}" for v in values]
