@@ -284,6 +284,9 @@ class ParamPanel(QWidget):
             box = QGroupBox(title, self._form_host)
             form = QFormLayout(box)
             form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+            # too narrow for a name and its field side by side (GROUP_SIZE_M in a laptop's column,
+            # in Chinese): the field goes under its name rather than past the column's edge
+            form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
             for p in params:
                 label, cell = self._make_field(p, box)
                 form.addRow(label, cell)
@@ -333,7 +336,7 @@ class ParamPanel(QWidget):
         editor.setObjectName(f"edit_{p.name}")
         # narrower than a spin box asks (room for its largest value, 124 px): in a laptop's 218 px
         # column the fields were cut at the right under a sideways scroll bar; they grow to the room
-        editor.setMinimumWidth(72)
+        editor.setMinimumWidth(56)
         editor.setToolTip(_describe(p))
         frame = _FieldFrame(editor, parent)
         error = QLabel("", parent)
