@@ -194,12 +194,13 @@ def test_a_field_the_worker_rejects_is_marked_until_the_next_edit(qtbot, panel):
     assert not panel.is_marked("N") and panel.values()["N"] == 4096
 
 
+@pytest.mark.parametrize("width", [218, 196])  # the column in English and in Chinese at 1366×768
 @pytest.mark.parametrize("info", [matmul_info, vector_add_info, softmax_info])
-def test_in_a_laptops_column_the_fields_fit_without_a_sideways_scroll(on_screen, info):
+def test_in_a_laptops_column_the_fields_fit_without_a_sideways_scroll(on_screen, info, width):
     # breaks if a field keeps a spin box's own least width (room for its largest value, 124 px):
     # in the 218 px Parameters column of a 1366×768 window matmul's fields were cut at the right
     # under a sideways scroll bar
-    p = on_screen(ParamPanel(info()), 218, 500, exposed=True)
+    p = on_screen(ParamPanel(info()), width, 500, exposed=True)
     host = p._form_host
     scroll = host.parentWidget().parentWidget()  # the scroll area's viewport's parent
     assert host.minimumSizeHint().width() <= scroll.viewport().width(), (host.minimumSizeHint(), scroll.viewport())
