@@ -264,7 +264,7 @@ def main() -> int:
     ap.add_argument("--keep", help="with --load-cost: the data folder to fill (or reuse), kept afterwards")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
-    if args.load_cost:
+    if args.load_cost is not None:
         with tempfile.TemporaryDirectory(prefix="tilescope-history-load-") as tmp:
             folder = Path(args.keep or tmp)
             folder.mkdir(parents=True, exist_ok=True)
