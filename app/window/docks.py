@@ -60,10 +60,11 @@ class Docks:
         if self.compact:
             win.tabifyDockWidget(self.compile if self.lessons is None else self.lessons, self.source)
             win.tabifyDockWidget(self.source, self.correctness)
-            if self.lessons is not None:  # a lesson brought to the front gets most of the column's height
-                self.lessons.visibilityChanged.connect(self._lessons_shown)
         else:
             win.splitDockWidget(self.source, self.correctness, Qt.Orientation.Horizontal)
+        if self.lessons is not None:  # a lesson brought to the front gets most of the column's height
+            # (on the larger screen too: at 1600x1000 its editor was under the fold of a 220 px dock)
+            self.lessons.visibilityChanged.connect(self._lessons_shown)
         self.history.raise_()
         #: docks other parts of the window made (the Advice card's): shown and put back by Reset too
         self._added: list[QDockWidget] = []
