@@ -153,10 +153,13 @@ def test_play_steps_through_the_waves_and_wraps(qtbot, view):
 
     play = next(b for b in view.findChildren(QToolButton) if b.toolTip().startswith("Play the waves"))
     view._launch.timer.setInterval(5)
+    # each tick's wave, recorded by a slot after the view's own (polling could miss a 5-ms wave)
+    seen: list[int | None] = []
+    view._launch.timer.timeout.connect(lambda: seen.append(view.wave()))
     play.click()
-    qtbot.waitUntil(lambda: view.wave() == 3, timeout=3000)
-    qtbot.waitUntil(lambda: view.wave() == 0, timeout=3000)
+    qtbot.waitUntil(lambda: len(seen) >= 5, timeout=60000)  # a bound against hanging, not a margin
     play.click()
+    assert seen[:5] == [1, 2, 3, 0, 1], seen
     assert not view._launch.timer.isActive()
 
 
