@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QFontMetrics
 
-from views.grid_view.canvas import _IndexAxis
+from views.grid_view.index_axis import IndexAxis
 
 
-def _spacing_px(axis: _IndexAxis, lo: float, hi: float, size: float) -> float:
+def _spacing_px(axis: IndexAxis, lo: float, hi: float, size: float) -> float:
     values = sorted(v for _, vals in axis.tickValues(lo, hi, size) for v in vals)
     assert len(values) >= 2, values
     return min(b - a for a, b in zip(values, values[1:], strict=False)) * size / (hi - lo)
@@ -19,20 +19,20 @@ def _spacing_px(axis: _IndexAxis, lo: float, hi: float, size: float) -> float:
 @pytest.mark.parametrize(("rows", "px"), [(11, 44), (8, 30), (30, 60), (12, 300)])
 def test_a_vertical_axis_keeps_a_line_between_labels(qapp, rows, px):
     # breaks if labels of a short axis are placed closer than a line of text (they overlapped)
-    axis = _IndexAxis("left", row_len=166)
+    axis = IndexAxis("left", row_len=166)
     line = QFontMetrics(axis.style.get("tickFont") or axis.font()).height()
     assert _spacing_px(axis, 0, rows, px) >= line
 
 
 def test_a_roomy_axis_still_labels_every_row(qapp):
     # breaks if the spacing rule thinned out an axis that has room for a label per row
-    axis = _IndexAxis("left")
+    axis = IndexAxis("left")
     values = [v for _, vals in axis.tickValues(0, 6, 300) for v in vals]
     assert values == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
 
 
 def test_a_horizontal_axis_keeps_its_labels_apart(qapp):
     # breaks if the column labels of a wide map (233472 columns in 680 px) touch each other
-    axis = _IndexAxis("top")
+    axis = IndexAxis("top")
     width = QFontMetrics(axis.style.get("tickFont") or axis.font()).horizontalAdvance("233472")
     assert _spacing_px(axis, 0, 233472, 680) >= width

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QGraphicsRectItem
 from views import theme
 
 from .fold import FOLD, WRAP_COLS, WRAP_ROWS, MapFold, fit_grid
+from .index_axis import IndexAxis
 from .lighting import Target, pid_at
 from .palette import OVERLAY_LUT, TINT
 from .prepare import AUTO_MAX_PROGRAMS, CLEAR, DIM, DONE, LIT_LOAD, LIT_STORE, PAD, PreparedTrace, is_strip
@@ -40,59 +41,13 @@ LABEL_LIMIT = 300  # labels per plot at most
 LIT_FRAME_BELOW_PX = 4  # px: lit elements thinner than this on screen get a frame
 
 
-class _IndexAxis(pg.AxisItem):
-    """An axis of cell boundaries: only whole indices in the map get a tick (a fractional row
-    has no index, nor has a negative one); on the left axis of a folded map a row is labelled
-    with the flat index of its first element (``row_len`` elements per row)."""
-
-    def __init__(self, orientation: str, row_len: int = 1, **kw):
-        super().__init__(orientation, **kw)
-        self.row_len = row_len
-        self.extent = 1 << 62  # cells along the axis: no tick past it
-
-    def tickValues(self, minVal, maxVal, size):  # noqa: N802 (pyqtgraph's name)
-        minVal, maxVal = min(minVal, maxVal), max(minVal, maxVal)  # the axis is inverted
-        lo, hi = math.ceil(max(minVal, 0)), math.floor(min(maxVal, self.extent))
-        step = self._least_step(hi, size / max(maxVal - minVal, 1e-9))
-        ours = [(float(step), [float(v) for v in range(-(-lo // step) * step, hi + 1, step)])]
-        if hi - lo <= 8 * step:
-            return ours
-        levels = [(sp, [v for v in vals if 0 <= v <= self.extent])
-                  for sp, vals in super().tickValues(max(minVal, 0), min(maxVal, self.extent), size) if sp >= step]
-        return levels or ours
-
-    def _least_step(self, hi: int, px_per_index: float) -> int:
-        """The least step between labelled indices (1, 2, 5, 10, 20, …) whose labels do not run
-        into each other: a line apart on a vertical axis (the program grid's 11 rows in 44 px
-        were labelled every other row, one label over the next), a label's width across."""
-        fm = QFontMetrics(self.style.get("tickFont") or self.font())
-        need = fm.height() + 2 if self.orientation in ("left", "right") else \
-            fm.horizontalAdvance(str(max(hi, 0) * self.row_len)) + 8
-        step = 1
-        while step * px_per_index < need and step < 1 << 40:
-            step = step * 5 // 2 if str(step).startswith("2") else step * 2  # 1, 2, 5, 10, 20, 50, …
-        return step
-
-    def tickStrings(self, values, scale, spacing):  # noqa: N802
-        return [f"{int(round(v)) * self.row_len}" for v in values]
-
-    def fit_labels(self, widest: int) -> None:
-        """Fix the width to the widest label (``widest``, before ``row_len``). Left to itself,
-        pyqtgraph widens an axis while painting it to fit the labels it has just drawn, and the
-        layout then moves every plot and paints the whole view again (twice, measured)."""
-        text = str(max(0, widest) * self.row_len)
-        font = self.style.get("tickFont") or self.font()
-        w = QFontMetrics(font).horizontalAdvance(text)
-        self.setWidth(w + self.style["tickTextOffset"][0] + max(0, self.style["tickLength"]) + 4)
-
-
 class PlotSlot:
     """One pyqtgraph plot with an image, an overlay, a cell marker and a pool of labels, made
     once and reused by every later trace; ``configure`` readies it for a new map."""
 
     def __init__(self, label_font: QFont) -> None:
-        self.left = _IndexAxis("left")
-        self.top = _IndexAxis("top")
+        self.left = IndexAxis("left")
+        self.top = IndexAxis("top")
         # no context menu: the view box's menu alone costs a quarter of a new plot's build time
         self.vb = pg.ViewBox(enableMenu=False)
         self.vb.setDefaultPadding(0.0)
