@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from kernels.advisor.gather import Gathered, sample, target_limits
-from kernels.advisor.rules import occupancy_finding, tail
+from kernels.advisor.gather import Gathered, gather, sample, target_limits
+from kernels.advisor.rules import occupancy_finding, tail, uncoalesced
 from kernels.advisor.service import advise
 from kernels.advisor.trial import _same_function
 from kernels.compile.facts import occupancy
@@ -99,3 +99,37 @@ def test_a_sample_taken_elsewhere_gives_the_findings_of_a_whole_gather():
     whole = advise(spec, vals, "sm_90", programs=1)
     assert [(f.rule, f.title, f.line) for f in apart.findings] == [(f.rule, f.title, f.line) for f in whole.findings]
     assert apart.first.rule == "vector_width"
+
+
+def _row_loads(n_cols: int) -> tuple[list, dict]:
+    """LayerNorm's three row loads (fp16, 1024-column block, 4 warps) at ``n_cols`` columns,
+    compiled for sm_90, and the uncoalesced findings by tensor."""
+    spec = get_spec("layernorm")
+    g = gather(spec, {"N": n_cols, "M": 4}, "sm_90", programs=1)
+    loads = [a for a in g.layout.accesses if a.op == "load" and a.tensor in ("X", "W", "B")]
+    return loads, {a.tensor: f for f in uncoalesced(g) for a in loads if a.line == f.line}
+
+
+def test_a_contiguous_row_is_coalesced_when_its_loads_are_128_bits_and_not_when_they_are_16():
+    # The same layout both times: each thread 8 consecutive fp16, neighbouring lanes 16 bytes
+    # apart. Rows of 1008 (a multiple of 16): Triton proves the row 16-byte aligned and issues one
+    # ld.global.v4.b32 per thread: 32 lanes x 16 B = 512 B, 16 sectors a request, ideal 16.
+    loads, found = _row_loads(1008)
+    assert len(loads) == 3 and not found
+    for a in loads:
+        assert a.vector_bits == 128 and a.threads.element_of.shape[2] == 8
+        c = a.coalescing
+        # one request per warp (the last warp's 16 masked columns leave it 15 sectors)
+        assert c.requests == 4 and c.sectors == c.ideal_sectors and list(c.per_instruction_sectors) == [16, 16, 16, 15]
+    # Rows of 1000 (the catalog's default): the row stride and N are not multiples of 16, so the
+    # loads are scalar ld.global.b16 (ncu on the H200: 15.9 sectors a request,
+    # docs/benchmarks/layout.md): each instruction asks for 64 bytes (2 sectors) and spans 16.
+    loads, found = _row_loads(1000)
+    assert sorted(found) == ["B", "W", "X"]
+    for a in loads:
+        assert a.vector_bits == 16 and a.threads.element_of.shape[2] == 8
+        f = found[a.tensor]
+        assert f.evidence["ideal_per_request"] == 2.0 and 15.0 < f.evidence["sectors_per_request"] <= 16.0
+        assert f.evidence["lane_stride_bytes"] == 16
+        # the block itself is contiguous (every sector of it used): medium, not high
+        assert f.severity == "medium" and f.evidence["block_efficiency"] == 1.0
