@@ -22,7 +22,7 @@ import ast
 from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["RANGE_NAME", "TypedLoops", "typed_range"]
+__all__ = ["RANGE_NAME", "TypedLoops", "loop_type", "typed_range"]
 
 RANGE_NAME = "__tilescope_range__"
 
