@@ -84,9 +84,17 @@ def _sweep_request(hello: dict, cpu: bool) -> Any:
 
 
 def _point_row(p: Any, t_send: float) -> dict:
+    """A point as it arrived, with what its time went to: the run (launch, check) and the
+    benchmark's warm-up and reps (``n_reps``; ``torch`` when torch was timed beside it)."""
     r = p.result
+    c, m = r.clocks, r.metrics
     return {"at_s": round(time.perf_counter() - t_send, 4), **p.values, "ok": r.ok,
             "ms": r.timing.median_ms if r.timing else None, "compile_s": p.compile_s,
+            "run_s": round(r.wall_s, 4) if r.wall_s is not None else None,
+            "warm_s": round(c.warm_s, 4) if c is not None and c.warm_s is not None else None,
+            "steady": c.steady if c is not None else None, "sm_mhz": c.sm_mhz if c is not None else None,
+            "n_reps": r.timing.n_reps if r.timing else None,
+            "torch": bool(m.torch_interleaved) if m is not None else None,
             "error": r.error.message[:200] if r.error else None}
 
 

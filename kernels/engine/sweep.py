@@ -7,8 +7,9 @@ done (``skip``). Grid mode (the sweep view's) takes one or two axes; tune mode a
 Before anything compiles, configs that cannot fit are pruned (``kernels.tune.limits``: shared
 memory, registers, block size); each pruned point is reported with its reason. On a GPU the
 remaining configs compile ahead in a pool on the CPU cores while the GPU benchmarks the ones
-compiled, one at a time (``kernels.tune.pipeline``); under the interpreter they run one after
-another. Points stream out through ``on_point`` as they land; ``cancel()`` keeps what is done.
+compiled, one at a time (``kernels.tune.pipeline``) — until the first lands, the GPU runs torch's op
+on the same inputs, so the first point is timed on a GPU already at its working clock; under the
+interpreter they run one after another. Points stream out through ``on_point`` as they land; ``cancel()`` keeps what is done.
 Tune mode then re-measures the fastest few of each data group, interleaved, ranks the points
 with their spread, says when the winner is within the noise (``kernels.data.tuning.rank``), and adds
 the export texts (``kernels.tune.export``).
@@ -59,6 +60,10 @@ __all__ = ["sweep", "best_index", "plan_sweep", "SweepPlan"]
 REMEASURE_TOP = {"grid": 0, "tune": 3}
 #: passes of the re-measurement loop (each times the current top few, interleaved)
 MAX_REMEASURE_PASSES = 4
+#: the first pass also re-measures this many next points by their first estimate: when one of the
+#: top few is slower re-measured, the next is often re-measured already, and no second pass (the
+#: whole top again) is needed for it
+REMEASURE_SPARE = 1
 _DATA_KINDS = ("shape", "dtype", "flag")
 
 
@@ -325,6 +330,7 @@ class _Runner:
                     if not self.sequential(runnable):
                         return False
                     continue
+                self._warm_while_compiling(runnable[0], pending)
                 if not self._land(pending, pool, tally):
                     return False
         finally:
@@ -338,6 +344,24 @@ class _Runner:
             for msg in dict.fromkeys(fallbacks):
                 self.out.notes.append(f"{fallbacks.count(msg)} configs {msg}: compiled at their first launch")
         return True
+
+    def _warm_while_compiling(self, job: _Job, pending: dict[cf.Future, _Job]) -> None:
+        """On a GPU, until the group's first compile lands: torch's op on the group's inputs run
+        back to back (``timing.warm_while``), so the first point finds the GPU at a working clock
+        (its warm-up waives the minimum and stops once its clock is the one read here; else it
+        warms up in full) and torch's first call at these shapes is paid. Checked between chunks
+        of a few ms: the first point never waits for it."""
+        if not any(f.done() for f in pending):
+            load = pipeline.torch_load(self.plan.spec, self.plan.backend, int(self.req.seed), self.cache,
+                                       job.run_values)
+            if load is None:
+                return
+            try:
+                w = timing.warm_while(load, timing.sensor(), timing.SWEEP,
+                                      lambda: not any(f.done() for f in pending) and not self.cancelled())
+            except Exception:  # noqa: BLE001 - only a head start: the first point warms up in full
+                return
+            self.out.phases["gpu warm-up while compiling"] = w.seconds
 
     def _land(self, pending: dict[cf.Future, _Job], pool: pipeline.CompilePool, tally: dict[str, Any]) -> bool:
         """Run each config as its compile lands (in the space's order among those landed
@@ -410,7 +434,8 @@ class _Runner:
         ``remeasure_top`` by the latest estimates have all been re-measured (a point that was
         fast once and slow again drops out, and the one it let in is measured too), at most
         ``MAX_REMEASURE_PASSES`` passes. Each pass times the current top few together, so their
-        comparison is fair; a point's samples pool across passes."""
+        comparison is fair (the first also the next ``REMEASURE_SPARE``); a point's samples pool
+        across passes."""
         plan, pts = self.plan, self.out.points
         if plan.remeasure_top < 2:
             return
@@ -418,9 +443,12 @@ class _Runner:
         samples: dict[int, list[float]] = {}
         for members in rank.groups(pts, plan.data_names).values():
             for n_pass in range(MAX_REMEASURE_PASSES):
-                top = rank.by_latest(pts, members)[:plan.remeasure_top]
+                order = rank.by_latest(pts, members)
+                top = order[:plan.remeasure_top]
                 if len(top) < 2 or all(pts[i].remeasured is not None for i in top):
                     break
+                if n_pass == 0:
+                    top = order[:plan.remeasure_top + REMEASURE_SPARE]
                 method = (pts[top[0]].result.timing.method  # type: ignore[union-attr]
                           .split("; re-measured")[0])
                 cands = [(jobs[pts[i].index].run_values, jobs[pts[i].index].options) for i in top]

@@ -42,7 +42,7 @@ from typing import Any
 from ..data.results import Clocks, Timing
 
 __all__ = ["Budget", "FULL", "LIVE", "SWEEP", "Measurement", "NvmlSensor", "Reading", "SHORT_MS",
-           "STEADY_SPAN_S", "STEADY_TOLERANCE", "THROTTLE_FRACTION", "WarmUp", "clocks_unknown",
+           "STEADY_SPAN_S", "STEADY_TOLERANCE", "THROTTLE_FRACTION", "WarmUp", "clocks_unknown", "warm_while",
            "measure", "moved", "reason_names", "reps_until_still", "same_clock", "sensor", "set_sensor", "steady", "time_interleaved",
            "warm_up",
            "GPU_METHOD"]
@@ -85,8 +85,9 @@ class Budget:
 LIVE = Budget("live", min_warm_s=0.15, max_warm_s=0.30, rep_ms=60)
 #: ``tilescope run``/``bench``, peaks: the full budget
 FULL = Budget("full", min_warm_s=0.25, max_warm_s=2.0, rep_ms=150, min_reps=20, short_min_reps=500)
-#: each point of a sweep (points run back to back: the GPU stays warm between them)
-SWEEP = Budget("sweep", min_warm_s=0.15, max_warm_s=0.5, rep_ms=25, recent_s=0.5)
+#: each point of a sweep (points run back to back: the GPU stays warm between them). Its reps only
+#: rank roughly: a tune sweep re-measures its fastest few interleaved (``kernels.tune.pipeline``)
+SWEEP = Budget("sweep", min_warm_s=0.15, max_warm_s=0.5, rep_ms=12, recent_s=0.5)
 
 # NVML's clock-event reason bits (nvml.h: nvmlClocksEventReason*)
 _REASONS = ((0x1, "idle"), (0x2, "application clocks"), (0x4, "power cap"), (0x8, "hardware slowdown"),
@@ -250,6 +251,36 @@ def warm_up(load: Callable[[], None], sens: NvmlSensor | None, budget: Budget,
             w.steady = False if sens is not None else None
             break
     w.seconds = now() - t0
+    return w
+
+
+def warm_while(load: Callable[[], None], sens: NvmlSensor | None, budget: Budget, waiting: Callable[[], bool],
+               max_s: float = 3.0, now: Callable[[], float] = time.perf_counter) -> WarmUp:
+    """Run ``load`` while ``waiting()`` (checked between chunks; at most ``max_s``): a sweep's GPU
+    kept busy while its first compile runs, with a load like its kernels' (torch's op on the same
+    inputs). Warmed as ``warm_up`` warms (the budget's ``min_warm_s`` at least, then until
+    steady); a load whose clock was steady when it stopped is recorded as the last load, so the
+    next measurement's warm-up (within ``recent_s``) waives its minimum and compares its clock with
+    the one read here. A load stopped before that records nothing: the next warm-up is a full one."""
+    t0 = now()
+    w = WarmUp()
+    if sens is not None:
+        w.readings.append((0.0, sens.read()))
+    t = 0.0
+    while waiting() and t < max_s:
+        load()
+        t = now() - t0
+        if sens is not None:
+            w.readings.append((t, sens.read()))
+    w.seconds = t
+    if t >= budget.min_warm_s and t > 0.0:
+        w.steady = steady(w.readings, sens.max_sm_mhz) if sens is not None else None
+        if w.steady is not False:
+            _LAST_LOAD["end"] = now()
+            if sens is not None:
+                _LAST_LOAD["sm"] = w.readings[-1][1].sm_mhz
+    elif sens is not None:
+        w.steady = False
     return w
 
 

@@ -39,11 +39,12 @@ from ..specs.spec import KernelSpec
 from . import procpool
 
 __all__ = ["CompileOutcome", "CompilePool", "POINT_BENCH", "REMEASURE_BENCH", "TensorMeta", "bench_point",
-           "build_launcher_ahead", "compile_config", "launches_of", "metas_of", "pool_kind", "remeasure", "remeasure_samples"]
+           "build_launcher_ahead", "compile_config", "launches_of", "metas_of", "pool_kind", "remeasure", "remeasure_samples",
+           "torch_load"]
 
 #: (warm-up ms, rep ms) for a sweep point's first measurement, kept for reference: points are now
 #: timed by the timing policy's SWEEP budget (``kernels.run.timing``: warmed to a steady clock,
-#: ~25 ms of reps, torch interleaved where it is timed); the fastest few are re-measured after
+#: ~12 ms of reps, torch interleaved where it is timed); the fastest few are re-measured after
 POINT_BENCH = (5, 20)
 #: rep ms per candidate of each interleaved re-measurement round
 REMEASURE_BENCH = (2, 10)
@@ -334,6 +335,25 @@ def bench_point(spec: KernelSpec, backend: Any, seed: int, cache: InputCache, va
             fns.append(lambda: spec.torch_op(p.tensors, p.cfg))
         m = timing.measure(fns, timing.SWEEP)
     return m.timings[0], (m.timings[1] if len(fns) > 1 else None), m.clocks
+
+
+def torch_load(spec: KernelSpec, backend: Any, seed: int, cache: InputCache,
+               values: Mapping[str, Any]) -> Callable[[], None] | None:
+    """A warm-up chunk of torch's op on the group's inputs (``timing._chunk_load``): what keeps a
+    sweep's GPU at a load like its kernels' while the first compile runs (``timing.warm_while``),
+    and torch's first call at these shapes (cuBLAS loading its kernel) paid then. None under the
+    interpreter, without a torch op, or when it fails (the first point then warms up in full)."""
+    if backend.is_interpreter or spec.torch_op is None or not torch.cuda.is_available():
+        return None
+    try:
+        p = prepare(spec, dict(values), backend, seed, cache)
+
+        def fn() -> Any:
+            return spec.torch_op(p.tensors, p.cfg)
+        est = timing._estimate_ms([fn], timing._l2_flush_buffer())
+        return timing._chunk_load([fn], est)
+    except Exception:  # noqa: BLE001 - only a head start
+        return None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -182,3 +182,38 @@ def test_the_device_script_starts_its_worker_at_the_windows_nice_level():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     assert mod._window_nice() == WORKER_NICE
+
+
+def test_the_gpu_is_kept_busy_while_the_first_compile_runs_and_never_after(monkeypatch):
+    # breaks if the GPU sat idle (its clock falling to idle) while the first compile ran, or if
+    # that load went on once a compile had landed (the first point would wait for it). The
+    # interpreter stands in for the GPU: its load is injected, the compiles held until it ran
+    import threading
+
+    from kernels.run import timing
+
+    go = threading.Event()
+    chunks: list[int] = []
+    at_first_point: list[int] = []
+
+    def compile_held(*a):
+        go.wait(30)
+        return pipeline.CompileOutcome(0.01, shared=0)
+
+    def load() -> None:
+        chunks.append(1)
+        if len(chunks) == 3:
+            go.set()
+        threading.Event().wait(0.001)
+
+    monkeypatch.setattr(pipeline, "compile_config", compile_held)
+    monkeypatch.setattr(pipeline, "torch_load", lambda *a: load)
+    monkeypatch.setattr(timing, "sensor", lambda: None)
+    req = SweepRequest("vector_add", {"N": 300}, {"BLOCK_SIZE": [64, 128, 256]}, backend="interpreter",
+                       mode="tune", torch_baseline=False)
+    out = SweepResult(request=req, points=[], best=None)
+    runner = _Runner(req, plan_sweep(req), out, None, None, lambda p: at_first_point.append(len(chunks)))
+    assert runner.pipelined("threads", 3) is True
+    assert len(out.points) == 3 and all(p.result.ok for p in out.points)
+    assert len(chunks) >= 3 and at_first_point[0] == len(chunks)  # all before the first point
+    assert out.phases["gpu warm-up while compiling"] > 0

@@ -267,3 +267,54 @@ def test_a_run_carries_both_roofs_but_only_its_metrics_peak_is_checked():
     shown, copy_peak, mm = b.for_figure("TFLOP/s", "fp16", 300.0, "matmul")
     assert shown.key == "fp16" and (copy_peak, mm) == (4269.0, 709.0)
     assert sorted(calls) == ["copy", "fp16", "fp32"]  # each measured once, none again
+
+
+# ---------------------------------------------------------------------------------------------
+# a sweep's GPU kept busy while its first compile runs (timing.warm_while)
+
+
+def _warm_while(nv: FakeNvml, chunks_waiting: int) -> tuple[timing.WarmUp, FakeTime, timing.NvmlSensor, list[int]]:
+    clock = FakeTime()
+    sens = timing.NvmlSensor(nv)
+    timing._LAST_LOAD.clear()
+    n = [0]
+
+    def load() -> None:
+        n[0] += 1
+        clock.t += 0.01
+
+    w = timing.warm_while(load, sens, timing.SWEEP, lambda: n[0] < chunks_waiting, now=clock)
+    return w, clock, sens, n
+
+
+def test_a_load_that_reached_a_steady_clock_counts_as_the_last_load():
+    # the power cap holds 1500 MHz: 40 chunks (0.4 s) while the compile runs, then it lands; the
+    # first point's warm-up then waives its minimum and stops after one chunk at that clock
+    w, clock, sens, n = _warm_while(FakeNvml([1980] * 8 + [1500] * 400, reasons_seq=[0] * 8 + [0x4] * 400), 40)
+    assert n[0] == 40 and w.steady is True and w.seconds == pytest.approx(0.4)
+    assert timing._LAST_LOAD["sm"] == 1500
+
+    def point_chunk() -> None:
+        clock.t += 0.01
+    p = timing.warm_up(point_chunk, sens, timing.SWEEP, now=clock)
+    assert p.steady is True and p.seconds == pytest.approx(0.01)  # not SWEEP.min_warm_s
+
+
+def test_a_load_stopped_before_a_steady_clock_records_nothing():
+    # breaks if a load cut short by the first compile (clock still climbing from idle) let the
+    # first point skip its minimum warm-up: it must warm up in full
+    seq = [345, 600, 900, 1300, 1700, 1980] + [1980] * 200
+    w, clock, sens, n = _warm_while(FakeNvml(seq), 5)
+    assert n[0] == 5 and w.steady is False and "end" not in timing._LAST_LOAD
+
+    def point_chunk() -> None:
+        clock.t += 0.01
+    p = timing.warm_up(point_chunk, sens, timing.SWEEP, now=clock)
+    assert p.seconds >= timing.SWEEP.min_warm_s
+
+
+def test_the_load_stops_as_soon_as_nothing_is_waited_for_and_at_its_cap():
+    w, _, _, n = _warm_while(FakeNvml([1980]), 0)
+    assert n[0] == 0 and w.seconds == 0.0 and "end" not in timing._LAST_LOAD
+    w, _, _, n = _warm_while(FakeNvml([1980]), 10**6)  # a compile that never lands: max_s (3 s)
+    assert n[0] == pytest.approx(300, abs=1)

@@ -68,19 +68,36 @@ def _winner(runner: _Runner):
 
 
 def test_fast_once_then_slow_cannot_win_the_next_is_re_measured_too(monkeypatch):
-    # 32 was fastest once and is slow re-measured; 128 (third at first) would then lead on one
-    # measurement: the loop re-measures it, and the winner is the one that stays fast
-    runner = _runner([32, 64, 128, 256], {32: 1.0, 64: 1.2, 128: 1.5, 256: 3.0})
-    passes = _inject(monkeypatch, runner, {32: 5.0, 64: 2.0, 128: 2.2, 256: 3.0})
+    # 32 was fastest once and is slow re-measured; 128 (third at first, the first pass's spare) is
+    # slow too; 256 (fourth at first) would then lead on one measurement: the loop re-measures it,
+    # and the winner is the one that stays fast
+    runner = _runner([32, 64, 128, 256, 512], {32: 1.0, 64: 1.2, 128: 1.5, 256: 1.6, 512: 3.0})
+    passes = _inject(monkeypatch, runner, {32: 5.0, 64: 2.0, 128: 6.0, 256: 2.2, 512: 3.0})
     runner.remeasure()
-    assert passes == [[32, 64], [128, 64]]  # the second pass: the new top two (by latest), together
+    # the first pass: the top two and the spare; the second: the new top two (by latest), together
+    assert sweep_mod.REMEASURE_SPARE == 1
+    assert passes == [[32, 64, 128], [256, 64]]
     by = {p.values["BLOCK_SIZE"]: p for p in runner.out.points}
-    assert by[128].remeasured is not None and by[128].timing.median_ms == 2.2
+    assert by[256].remeasured is not None and by[256].timing.median_ms == 2.2
     assert by[64].remeasured.n_reps == 10  # its samples pooled over the two passes
-    assert by[256].remeasured is None
+    assert by[512].remeasured is None
     w = _winner(runner)
     assert w.values["BLOCK_SIZE"] == 64 and w.remeasured is not None
     assert any("2 passes" in n for n in runner.out.notes)
+
+
+def test_the_first_pass_spare_saves_the_second_pass(monkeypatch):
+    # 32 was fastest once and is slow re-measured; 128, the next by its first estimate, was
+    # re-measured in the first pass beside the top two: the top two by latest (64, 128) are both
+    # re-measured after one pass, and nothing is timed again
+    runner = _runner([32, 64, 128, 256], {32: 1.0, 64: 1.2, 128: 1.5, 256: 3.0})
+    passes = _inject(monkeypatch, runner, {32: 5.0, 64: 2.0, 128: 2.2, 256: 3.0})
+    runner.remeasure()
+    assert passes == [[32, 64, 128]]
+    by = {p.values["BLOCK_SIZE"]: p for p in runner.out.points}
+    assert by[128].remeasured is not None and by[256].remeasured is None
+    assert _winner(runner).values["BLOCK_SIZE"] == 64
+    assert not any("passes" in n for n in runner.out.notes)
 
 
 def test_the_loop_is_bounded_and_the_winner_is_always_re_measured(monkeypatch):
