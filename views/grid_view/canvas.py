@@ -36,7 +36,7 @@ __all__ = ["GridCanvas", "PlotSlot"]
 
 GRID_CELL_MAX = 48  # px: program cells no taller than this
 MAP_MIN_1D, MAP_MIN_2D = 96, 190  # px: the least height of a map before the view scrolls
-MAP_TIGHT_2D = 128  # px: ... of a row of 2-D maps when the maps would not all fit otherwise
+MAP_TIGHT_2D, MAP_TIGHT_1D = 128, 80  # px: ... of a row of 2-D, 1-D maps when they would not all fit otherwise
 LABEL_LIMIT = 300  # labels per plot at most
 LIT_FRAME_BELOW_PX = 4  # px: lit elements thinner than this on screen get a frame
 
@@ -361,7 +361,10 @@ class GridCanvas:
         least_2d = MAP_MIN_2D
         if n2 and n2 * MAP_MIN_2D + n1 * MAP_MIN_1D > left:
             least_2d = max(MAP_TIGHT_2D, (left - n1 * MAP_MIN_1D) // n2)
-        least = {i: MAP_MIN_1D if is_strip(prep.panels[rows[i][0]]) else least_2d for i in weights}
+        least_1d = MAP_MIN_1D  # then 1-D rows (layernorm's Mean and Rstd under the Chinese window's longer legend)
+        if n1 and n2 * least_2d + n1 * MAP_MIN_1D > left:
+            least_1d = max(MAP_TIGHT_1D, (left - n2 * least_2d) // n1)
+        least = {i: least_1d if is_strip(prep.panels[rows[i][0]]) else least_2d for i in weights}
         # a row whose share is below its least gets its least, and the others share what is left
         # (given their share as well, layernorm's X and Y took 18 px that its Mean and Rstd needed)
         heights = dict(fixed)
