@@ -4,7 +4,8 @@
 each request it takes off its queue, the command line (``app.cli.remote``) for work it does in its
 own process. ``EngineState`` is what lives between requests in one process: the live cache (a
 window's inputs, references and timings between runs), the kept full trace behind a reduced one
-(for ``trace_region``) and the compile-ahead thread. What a request may leave alone is its row's
+(for ``trace_region``), the compile-ahead thread and the one that compiles a GPU Run's trace
+builds ahead (``kernels.engine.trace_ahead``). What a request may leave alone is its row's
 business (``keeps_live_cache``, ``keeps_full_trace``, ``beside_compiles``); ``handle`` applies it.
 
 A handler is ``(state, payload, call) -> result``: ``call`` carries the progress callback, the
@@ -54,6 +55,10 @@ class EngineState:
     kept_trace: Any = None
     #: kernels.engine.precompile.Precompiler, once a compile ahead was asked for
     precompiler_started: Any = None
+    #: kernels.engine.trace_ahead.TraceBuildsAhead, once a GPU Run was answered
+    trace_ahead_started: Any = None
+    #: the target the trace builds are compiled ahead for (None: the GPU's; a name such as "sm_90")
+    trace_ahead_target: Any = None
 
     @property
     def live_cache(self) -> Any:
@@ -78,6 +83,17 @@ class EngineState:
         return self.precompiler_started
 
     @property
+    def trace_ahead(self) -> Any:
+        """Compiles a GPU Run's trace builds ahead (``kernels.engine.trace_ahead``): of registered
+        kernels only, for the GPU's target."""
+        if self.trace_ahead_started is None:
+            from ..specs.spec import REGISTRY
+            from .trace_ahead import TraceBuildsAhead
+
+            self.trace_ahead_started = TraceBuildsAhead(lambda r: REGISTRY.get(r.kernel))
+        return self.trace_ahead_started
+
+    @property
     def precompiling(self) -> bool:
         """A compile ahead is running now."""
         pre = self.precompiler_started
@@ -92,13 +108,18 @@ class EngineState:
             self.kept_trace.release()  # a trace replaces it; runs, sweeps, loads… may need its memory
 
     def apart_from_compiles(self, kind: str, payload: Any) -> Any:
-        """A request that may run the interpreter waits for the compile ahead in flight (and drops
-        the queued one); GPU runs and sweeps, and the kinds marked ``beside_compiles``, run beside it."""
-        pre = self.precompiler_started
+        """A request that may run the interpreter waits for the compiles ahead in flight (and drops
+        the queued ones); GPU runs and sweeps, and the kinds marked ``beside_compiles``, run beside
+        them. A trace waits so too: the one of the config whose trace builds compile is what they
+        are for (its compile is then a cache hit)."""
+        pres = [p for p in (self.precompiler_started, self.trace_ahead_started) if p is not None]
         on_gpu = kind in ("run", "sweep") and getattr(payload, "backend", None) == GPU
-        if pre is None or on_gpu or request_kind(kind).beside_compiles:
+        if not pres or on_gpu or request_kind(kind).beside_compiles:
             return contextlib.nullcontext()
-        return pre.exclusive()
+        stack = contextlib.ExitStack()
+        for p in pres:
+            stack.enter_context(p.exclusive())
+        return stack
 
 
 def handle(state: EngineState, kind: str, payload: Any, call: Call | None = None) -> Any:
@@ -112,6 +133,8 @@ def handle(state: EngineState, kind: str, payload: Any, call: Call | None = None
         names = " or ".join(t.__name__ for t in row.payload)
         raise TypeError(f"a {kind} request carries a {names}, not a {type(payload).__name__}")
     state.release_for(kind)
+    if state.trace_ahead_started is not None and kind != "trace":
+        state.trace_ahead_started.drop()  # a new request: the trace builds queued are not for it
     with state.apart_from_compiles(kind, payload):
         return handler(state, payload, call or Call())
 
@@ -158,7 +181,20 @@ def _run(state: EngineState, payload: Any, call: Call) -> Any:
     # compile ahead of this very config in flight is waited for, not done a second time
     if state.precompiler_started is not None and payload.backend != INTERPRETER:
         state.precompiler_started.wait_for(payload, call.cancel)
-    return engine.run(payload, progress=call.progress, cancel=call.cancel, _cache=state.live_cache)
+    result = engine.run(payload, progress=call.progress, cancel=call.cancel, _cache=state.live_cache)
+    _trace_builds_ahead(state, payload, result)
+    return result
+
+
+def _trace_builds_ahead(state: EngineState, payload: Any, result: Any) -> None:
+    """After a Run on the GPU, the trace builds of its config compile in the background (the
+    user's next click is often Trace): registered kernels, the config as a trace sends it (a
+    trace takes no launch options)."""
+    from ..data.results import RunRequest
+
+    if getattr(result, "error", None) is not None or getattr(result, "backend", None) != GPU or payload.user_file:
+        return
+    state.trace_ahead.submit(RunRequest(payload.kernel, dict(payload.values), backend=GPU), state.trace_ahead_target)
 
 
 def _sweep(state: EngineState, payload: Any, call: Call) -> Any:

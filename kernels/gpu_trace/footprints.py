@@ -1,5 +1,9 @@
 """Each program's accesses of a GPU trace, from its tile records, as the access table the grid view
-lights a pinned or hovered program with — torch on the launch's device, only the table to the host.
+lights a pinned or hovered program with — on the host: the records are copied there once (a few
+MB) and taken apart by torch on the CPU. On the device the same ops cost a process its first use
+of each torch CUDA kernel they launch (sort, scan, search, reductions over a new shape: lazily loaded
+modules) — seconds on the first trace of a kernel, where the host takes tens of milliseconds every
+time (docs/benchmarks/gpu-trace.md, "The first trace's cold costs").
 
 A GPU trace's maps say who touched each element, not what each program touched: without per-access
 events a pinned program lit nothing (an interpreter trace has them). The recording's tile records
@@ -113,6 +117,7 @@ def tile_events(rec: Recording, map_strides: list[tuple[int, ...]], *, max_lanes
     notes: list[str] = []
     if rows is None or rows.shape[0] == 0:
         return TileEvents(_empty(), np.zeros(0, np.int32), ["no tile records: the programs' accesses are not known"])
+    rows = rows.cpu()  # see the module doc: no torch CUDA kernel runs here
     dev = rows.device
     bases = torch.as_tensor(np.asarray(rec.bases, np.int64), device=dev)
     tensor = torch.searchsorted(bases, rows[:, 0].contiguous(), right=True) - 1
@@ -168,7 +173,7 @@ def tile_events(rec: Recording, map_strides: list[tuple[int, ...]], *, max_lanes
 def _programs_not_all_tiles(rec: Recording, rows: torch.Tensor) -> int:
     """Programs whose active lanes (``stats``) are more than their tile records' (the rest took
     the per-lane path)."""
-    s = rec.stats[:, 2]
+    s = rec.stats.cpu()[:, 2]
     active = (s & 0xFFFFFFFF) - (s >> 32)
     tiled = torch.zeros_like(active).index_add_(0, rows[:, 3] & 0xFFFFFFFF, rows[:, 4] * rows[:, 5])
     return int((active > tiled).sum())

@@ -46,7 +46,7 @@ from .footprints import TileEvents, tile_events
 from .rewrite import instrument
 from .shadow import Recording
 
-__all__ = ["GpuTrace", "gpu_trace", "gpu_trace_launch", "gpu_trace_spec", "instrumented_launch", "require_cuda"]
+__all__ = ["GpuTrace", "build_kwargs", "gpu_trace", "gpu_trace_launch", "gpu_trace_spec", "instrumented_launch", "n_maps_of", "require_cuda"]
 
 _CPU = interpreter_backend()
 ProgressFn = Callable[[Progress], Any]
@@ -180,7 +180,7 @@ def _record_launch(fn: Any, grid: Any, args: tuple, kwargs: dict, *, mode: str, 
     tensors, scalars, constexprs = _split(bound, constexpr_names(fn))
     inst = instrument(fn, mode)
     n_programs = int(g3[0] * g3[1] * g3[2])
-    n_maps = (7 if inst.has_atomics else 6) if mode == "maps" else 0
+    n_maps = n_maps_of(inst, mode)
     on_gpu = device != "cpu"
     if on_gpu:
         import torch
@@ -191,8 +191,7 @@ def _record_launch(fn: Any, grid: Any, args: tuple, kwargs: dict, *, mode: str, 
             raise ResourceError(f"the GPU recorder needs {need / 2**30:.1f} GiB of shadow maps, more than the "
                                 f"{free / 2**30:.1f} GiB free on the device: trace a smaller problem")
     rec = Recording(tensors, n_programs, device, n_maps, with_maps=mode == "maps")
-    kw = {**kwargs, **_maps_options(mode)}
-    kw.update(rec.kwargs(time=on_gpu))
+    kw = build_kwargs(kwargs, rec, mode, on_gpu)
     out = _Launched(fn, g3, tensors, scalars, constexprs, rec, inst.n_sites)
 
     def launch_once(lanes: int) -> None:
@@ -210,6 +209,17 @@ def _record_launch(fn: Any, grid: Any, args: tuple, kwargs: dict, *, mode: str, 
     saved = _Inputs(bound.values())
     out.passes, out.lane_sites = _maps_passes(launch_once, rec, saved, inst.n_sites)
     return out
+
+
+def n_maps_of(inst: Any, mode: str) -> int:
+    """The shadow maps a build of ``mode`` records (none for the timeline build)."""
+    return (7 if inst.has_atomics else 6) if mode == "maps" else 0
+
+
+def build_kwargs(kwargs: dict, rec: Recording, mode: str, on_gpu: bool) -> dict[str, Any]:
+    """The instrumented build's keyword arguments: the launch's own, the maps build's launch
+    options and the recording's buffers and constexprs (``_TS_LANES`` is set per launch)."""
+    return {**kwargs, **_maps_options(mode), **rec.kwargs(time=on_gpu)}
 
 
 class _Inputs:
@@ -322,7 +332,7 @@ def instrumented_launch(launch: Callable[[Any], Any], mode: str, *, device: str 
     tensors, _, _ = _split(bound, constexpr_names(fn))
     inst = instrument(fn, mode)
     rec = Recording(tensors, int(np.prod(g3)), device, 7 if inst.has_atomics else 6, with_maps=mode == "maps")
-    kw = {**kwargs, **_maps_options(mode), **rec.kwargs(time=device != "cpu")}
+    kw = build_kwargs(kwargs, rec, mode, device != "cpu")
 
     def once(lanes: int) -> Any:
         kw["_TS_LANES"] = lanes
