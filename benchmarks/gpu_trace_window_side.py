@@ -1,12 +1,20 @@
 """The window's GPU trace on the worker's side, as the worker serves it (issue #24): one process,
 one ``EngineState``, the window's own payloads through ``kernels.engine.handlers.handle`` —
-Run, then Trace (cold: its instrumented builds compiled), Trace again (warm), Run again — for
-vector add 2^26 fp32, matmul 4096³ fp16 and, last (skipped when time is short), vector add 2^28.
+Run, then Trace at once (cold: its instrumented builds compiled — since issue #24 ahead, in the
+background, from the Run's answer on: the trace waits for that compile), Trace again (warm), Run
+again — for vector add 2^26 fp32, matmul 4096³ fp16; then the click cases: a config of each not
+yet run (another block size), Run, a pause of ``CLICK_S`` (the user's time to click Trace), Trace
+— the figure a user meets; last (skipped when time is short), vector add 2^28. At the end, when
+time is left (before vector add 2^28), each torch CUDA op the tile events used to run on the device
+is timed at its first and second call in this process (``cuda_first_use``: what the host path
+avoids).
 
     python3 benchmarks/gpu_trace_window_side.py --out $OUT [--limit 40] [--save-replies]
     python3 benchmarks/gpu_trace_window_side.py --cpu --out /tmp/x   # small sizes, interpreter
 
-Per trace: wall seconds of ``handle(state, "trace", …)``, the phases the trace reports (its
+On a GPU the process first answers ``hello`` as the worker does, which starts the worker's head
+start (``kernels.tune.warm_start``, its steps' seconds in ``warm_start_steps_s``) beside the first
+Run (``--no-hello``: not). Per trace: wall seconds of ``handle(state, "trace", …)``, the phases the trace reports (its
 progress stages' times, the inputs prepared — drawn or taken from the Run's live cache —, the
 compile, launch, derive — each program's accesses apart — and the light timeline build), the
 reply encoded as the worker sends it (``app.protocol.encode``: bytes, seconds) and decoded. One extra trace of vector add
@@ -38,12 +46,19 @@ sys.path.insert(0, str(ROOT))
 GPU_CASES = [("vector_add_2p26", "vector_add", {"N": 1 << 26, "BLOCK_SIZE": 1024, "dtype": "fp32"}),
              ("matmul_4096_fp16", "matmul", {"M": 4096, "N": 4096, "K": 4096, "dtype": "fp16"}),
              ("vector_add_2p28", "vector_add", {"N": 1 << 28, "BLOCK_SIZE": 1024, "dtype": "fp32"})]
+GPU_CASES.insert(2, ("click_vector_add_2p26_b2048", "vector_add", {"N": 1 << 26, "BLOCK_SIZE": 2048, "dtype": "fp32"}))
+GPU_CASES.insert(3, ("click_matmul_4096_fp16_bm128", "matmul",
+                     {"M": 4096, "N": 4096, "K": 4096, "dtype": "fp16", "BLOCK_M": 128}))
 CPU_CASES = [("vector_add_2p12", "vector_add", {"N": 1 << 12, "BLOCK_SIZE": 1024, "dtype": "fp32"}),
              ("matmul_64_fp16", "matmul", {"M": 64, "N": 64, "K": 64, "dtype": "fp16"}),
+             ("click_vector_add_2p12_b512", "vector_add", {"N": 1 << 12, "BLOCK_SIZE": 512, "dtype": "fp32"}),
              ("vector_add_2p13", "vector_add", {"N": 1 << 13, "BLOCK_SIZE": 4096, "dtype": "fp32"})]
 #: a case is started only with this many seconds left (2^28: inputs 3.1-3.6 s, Run and traces)
 NEEDS_S = {"vector_add_2p26": 10.0, "matmul_4096_fp16": 9.0, "vector_add_2p28": 14.0,
-           "vector_add_2p12": 5.0, "matmul_64_fp16": 5.0, "vector_add_2p13": 5.0}
+           "click_vector_add_2p26_b2048": 4.0, "click_matmul_4096_fp16_bm128": 5.0,
+           "vector_add_2p12": 5.0, "matmul_64_fp16": 5.0, "click_vector_add_2p12_b512": 4.0, "vector_add_2p13": 5.0}
+#: the pause between a Run's answer and the click on Trace in the click cases (a user's)
+CLICK_S = 1.0
 
 RESULTS: dict[str, Any] = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "cases": {}, "notes": []}
 OUT: Path | None = None
@@ -181,14 +196,38 @@ def _run(state: Any, kernel: str, values: dict, backend: str) -> dict[str, Any]:
     return out
 
 
+def _trace_ahead(state: Any) -> dict[str, Any]:
+    """Where the compile ahead of the trace builds (``kernels.engine.trace_ahead``) stands."""
+    pre = state.trace_ahead_started
+    if pre is None:
+        return {"started": False}
+    last = pre.last
+    return {"started": True, "compiling_now": pre.compiling is not None, "done": pre.done,
+            "last": None if last is None else {"values": dict(last.key[2]), "seconds": round(last.seconds, 4),
+                                               "kernels": last.kernels, "error": last.error}}
+
+
+def _after_click(state: Any, kernel: str, values: dict, on_gpu: bool, save: Path | None) -> dict[str, Any]:
+    """The user's pause, then Trace: where the compile ahead stood at the click, and the trace."""
+    time.sleep(CLICK_S)
+    at_click = _trace_ahead(state)
+    return {"pause_s": CLICK_S, "trace_ahead_at_click": at_click, **_trace(state, kernel, values, on_gpu, save)}
+
+
 def case(state: Any, name: str, kernel: str, values: dict, on_gpu: bool, save: Path | None) -> None:
     from kernels.data.backends import GPU, INTERPRETER
 
     got: dict[str, Any] = RESULTS["cases"].setdefault(name, {"kernel": kernel, "values": values})
-    steps = [("run", lambda: _run(state, kernel, values, GPU if on_gpu else INTERPRETER)),
-             ("trace_cold", lambda: _trace(state, kernel, values, on_gpu, save)),
-             ("trace_warm", lambda: _trace(state, kernel, values, on_gpu, save)),
-             ("run_again", lambda: _run(state, kernel, values, GPU if on_gpu else INTERPRETER))]
+    backend = GPU if on_gpu else INTERPRETER
+    if name.startswith("click_"):  # Run, the user's pause, Trace: the figure a user meets
+        steps = [("run", lambda: _run(state, kernel, values, backend)),
+                 ("trace_after_click", lambda: _after_click(state, kernel, values, on_gpu, save))]
+    else:
+        steps = [("run", lambda: _run(state, kernel, values, backend)),
+                 ("trace_cold", lambda: {"trace_ahead_at_start": _trace_ahead(state),
+                                         **_trace(state, kernel, values, on_gpu, save)}),
+                 ("trace_warm", lambda: _trace(state, kernel, values, on_gpu, save)),
+                 ("run_again", lambda: _run(state, kernel, values, backend))]
     if name.startswith("vector_add") and name.endswith(("2p26", "2p12")):  # what the live inputs save
         steps.append(("trace_warm_without_live_inputs",
                       lambda: (state.live_cache.release(), _trace(state, kernel, values, on_gpu, save))[1]))
@@ -201,12 +240,55 @@ def case(state: Any, name: str, kernel: str, values: dict, on_gpu: bool, save: P
         _save()
 
 
+def _cuda_first_use() -> dict[str, Any]:
+    """Each torch CUDA op the tile events ran on the device before issue #24 (now on the host),
+    timed at its first and second call in this process, on int64 tensors of a trace's size."""
+    import torch
+
+    n, out = 200_000, {}
+    r = torch.randint(0, 1 << 20, (n,), dtype=torch.int64, device="cuda")
+    two = torch.randint(1, 4, (n, 2), dtype=torch.int64, device="cuda")
+    bases = torch.tensor([0, 1 << 18, 1 << 19], dtype=torch.int64, device="cuda")
+    ops = {"searchsorted": lambda: torch.searchsorted(bases, r, right=True),
+           "argsort_stable": lambda: torch.argsort(r, stable=True),
+           "cumsum": lambda: torch.cumsum(r, 0),
+           "nonzero": lambda: torch.nonzero(r > 5),
+           "prod_dim1_of_2": lambda: two.prod(dim=1),
+           "all_dim1_of_2": lambda: (two > 1).all(dim=1),
+           "repeat_interleave": lambda: torch.repeat_interleave(torch.arange(1000, device="cuda"), two[:1000, 0]),
+           "index_add_": lambda: torch.zeros(1 << 16, dtype=torch.int64, device="cuda").index_add_(0, r & 0xFFFF, r),
+           "floor_divide_mod": lambda: (r // 7, r % 7)}
+    for name, op in ops.items():
+        times = []
+        for _ in range(2):
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            op()
+            torch.cuda.synchronize()
+            times.append(round(time.perf_counter() - t, 5))
+        out[name] = {"first_s": times[0], "second_s": times[1]}
+    return out
+
+
+def _first_use(limit: float) -> None:
+    if "cuda_first_use" in RESULTS or limit - (time.perf_counter() - T_START) < 3.0:
+        return
+    try:
+        RESULTS["cuda_first_use"] = _cuda_first_use()
+    except Exception as e:  # noqa: BLE001 - recorded, the cases go on
+        RESULTS["cuda_first_use"] = {"error": f"{type(e).__name__}: {e}"}
+    _say(f"cuda_first_use: {json.dumps(RESULTS['cuda_first_use'])[:600]}")
+    _save()
+
+
 def main() -> int:
     global OUT
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="folder for gpu_trace_window_side.json")
     ap.add_argument("--limit", type=float, default=40.0, help="hard limit in seconds, imports included")
     ap.add_argument("--cpu", action="store_true", help="small sizes under the interpreter (checks the script)")
+    ap.add_argument("--no-hello", action="store_true",
+                    help="no hello request first (the worker's head start then does not run)")
     ap.add_argument("--save-replies", action="store_true", help="pickle each trace reply into --out")
     args = ap.parse_args()
     OUT = Path(args.out)
@@ -225,7 +307,14 @@ def main() -> int:
                    torch=torch.__version__, imports_s=round(time.perf_counter() - T_START, 3))
     _say(f"imports done on {RESULTS['device']}")
     state = EngineState()
+    if on_gpu and not args.no_hello:  # as the worker starts: its head start (kernels.tune.warm_start) runs beside
+        from kernels.engine.handlers import handle
+
+        handle(state, "hello", None)
+        RESULTS["hello"] = True
     for name, kernel, values in (GPU_CASES if on_gpu else CPU_CASES):
+        if on_gpu and name == "vector_add_2p28":
+            _first_use(args.limit)
         left = args.limit - (time.perf_counter() - T_START)
         if left < NEEDS_S[name]:
             RESULTS["notes"].append(f"{name} skipped: {left:.1f} s left of {args.limit:.0f}")
@@ -236,6 +325,12 @@ def main() -> int:
             state.live.release()
         if state.kept_trace is not None:
             state.kept_trace.release()
+    if on_gpu:
+        _first_use(args.limit)
+    if RESULTS.get("hello"):
+        from kernels.tune import warm_start
+
+        RESULTS["warm_start_steps_s"] = {k: round(v, 3) for k, v in warm_start.steps_done().items()}
     RESULTS["total_s"] = round(time.perf_counter() - T_START, 3)
     _save()
     _say("done")
