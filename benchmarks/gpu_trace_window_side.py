@@ -13,8 +13,9 @@ avoids).
     python3 benchmarks/gpu_trace_window_side.py --cpu --out /tmp/x   # small sizes, interpreter
 
 On a GPU the process first answers ``hello`` as the worker does, which starts the worker's head
-start (``kernels.tune.warm_start``, its steps' seconds in ``warm_start_steps_s``) beside the first
-Run (``--no-hello``: not). Per trace: wall seconds of ``handle(state, "trace", …)``, the phases the trace reports (its
+start (``kernels.tune.warm_start``, its steps' seconds in ``warm_start_steps_s``) and a small GPU
+trace (``kernels.engine.trace_ahead``: ``trace_ahead_at_start`` of the first case) beside the
+first Run (``--no-hello``: not). Per trace: wall seconds of ``handle(state, "trace", …)``, the phases the trace reports (its
 progress stages' times, the inputs prepared — drawn or taken from the Run's live cache —, the
 compile, launch, derive — each program's accesses apart — and the light timeline build), the
 reply encoded as the worker sends it (``app.protocol.encode``: bytes, seconds) and decoded. One extra trace of vector add

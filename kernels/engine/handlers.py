@@ -163,6 +163,7 @@ def _hello(state: EngineState, payload: None, call: Call) -> dict[str, Any]:
         from ..tune import warm_start
 
         warm_start.start(gpu=True)
+        state.trace_ahead.warm()  # the first trace's (kernels.engine.trace_ahead)
     return {"pid": os.getpid(), "backends": backends, "infos": infos, "versions": _versions(),
             "executable": sys.executable}
 

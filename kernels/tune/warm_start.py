@@ -11,11 +11,7 @@ docs/benchmarks/sweep.md, "First sweep"; docs/benchmarks/gpu-trace.md):
 - **Triton's CUDA driver**: its helper module, built with gcc into Triton's cache when that cache
   is fresh, at the first use of the driver (a compile thread);
 - **cuBLAS and NVML**: the first torch matmul (the torch baseline, the float64 reference) and the
-  first clock reading;
-- **the GPU trace's first use** (issue #24): a process's first trace paid its first use of each
-  torch CUDA kernel that derives the maps (on the H200 ~0.24 s more than the next trace's) and of
-  the recorder's rewrite; a GPU trace of a small vector add pays them — on a thread of its own,
-  after the steps above, which ``wait()`` does not join (a sweep does not wait for it).
+  first clock reading.
 
 ``start(gpu)`` runs those steps once per process on a daemon thread (the GPU ones only with a
 GPU); ``wait()`` joins it — a sweep does so before it starts, so that the steps are never done
@@ -75,16 +71,6 @@ def _nvml() -> None:
     timing.sensor()
 
 
-def _gpu_trace() -> None:
-    from ..gpu_trace.service import gpu_trace_spec
-    from ..sources.lookup import get_spec
-
-    got = gpu_trace_spec(get_spec("vector_add"), {"N": 4096, "BLOCK_SIZE": 256}, max_elements=1024,
-                         events_from_tiles=True)  # maps reduced, tile events: the window's trace's path
-    if got.trace is None:
-        raise RuntimeError("no trace")
-
-
 def _steps(gpu: bool) -> list[tuple[str, Callable[[], None]]]:
     out = [("sympy", _sympy), ("triton", _triton)]
     if gpu:
@@ -94,19 +80,12 @@ def _steps(gpu: bool) -> list[tuple[str, Callable[[], None]]]:
 
 def _run(gpu: bool) -> None:
     for name, step in _steps(gpu):
-        _timed(name, step)
-    if gpu:  # last, apart: not waited for by a sweep
-        threading.Thread(target=_timed, args=("gpu_trace", _gpu_trace), name="tilescope-warm-trace",
-                         daemon=True).start()
-
-
-def _timed(name: str, step: Callable[[], None]) -> None:
-    t0 = time.perf_counter()
-    try:
-        step()
-    except Exception:  # noqa: BLE001 - a head start only: the first real use does it
-        return
-    _DONE[name] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        try:
+            step()
+        except Exception:  # noqa: BLE001 - a head start only: the first real use does it
+            continue
+        _DONE[name] = time.perf_counter() - t0
 
 
 def start(gpu: bool) -> threading.Thread:

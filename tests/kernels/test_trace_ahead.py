@@ -119,3 +119,16 @@ def test_a_newer_request_drops_the_queued_trace_builds_and_the_one_compiling_fin
     pre.drop()
     assert pre.idle(180)
     assert pre.done == 1 and pre.last.key == precompile_key(a) and pre.last.error == ""
+
+
+def test_the_warm_trace_runs_the_windows_trace_path_and_is_queued_on_the_trace_builds_thread():
+    from kernels.engine.trace_ahead import WARM, warm_trace
+
+    out = warm_trace("cpu")  # the GPU recorder's instrumented build under the interpreter: the same code
+    assert out.error == "" and out.kernels == 1
+    pre = TraceBuildsAhead(lambda r: engine.get_spec(r.kernel))
+    assert pre.warm() == "queued"
+    assert pre.idle(180)
+    assert pre.done == 1 and pre.last.key == precompile_key(WARM)
+    if not torch.cuda.is_available():
+        assert "CUDA" in pre.last.error or "GPU" in pre.last.error  # it traced on the GPU, not compiled ahead
