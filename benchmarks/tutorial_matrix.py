@@ -11,7 +11,8 @@ process (``--jobs`` at a time):
 
 - ``--plain``: the tutorial run as plain Python (``python FILE``, its own argv, nothing of
   Tilescope loaded) up to its first benchmark — ``triton.testing.do_bench``/``perf_report`` end
-  the run there (``benchmarks/_plain_run.py``), everything before is the script's own code; its
+  the run there (``benchmarks/_plain_run.py``; one call of the function measured first where
+  nothing was launched before it, as the capture does), everything before is the script's own code; its
   Triton launches are counted (a tutorial that launches nothing there and in Tilescope — 10 below
   sm_100 — behaves as plain Python does: ``launches_nothing_as_plain``, not a failure);
 - Tilescope open (``kernels.script.open_script``): launches captured, or the one-line answer;
@@ -135,6 +136,13 @@ def _limited(fn, seconds: float):
         signal.signal(signal.SIGALRM, old)
 
 
+def open_cell(cap, specs: list, seconds: float) -> dict:
+    """The open column of a row: launches captured, why the capture stopped, its notes."""
+    return {"s": round(seconds, 2), "launches": len(specs), "verdict": f"{len(specs)} launch{'es' if len(specs) != 1 else ''}",
+            "stopped": cap.stopped, "error": cap.error, "notes": cap.notes[:6],
+            "kernels": [rec.kernel for rec in cap.launches]}
+
+
 def one(path: str, backend: str, budget: float, row_limit: float | None = None) -> dict:
     """Open, run, re-run changed, trace: what happened at each stage. With ``row_limit``, the
     stages after the open share what is left of that many seconds (a stage with under a second
@@ -150,10 +158,7 @@ def one(path: str, backend: str, budget: float, row_limit: float | None = None) 
     except Exception as e:  # noqa: BLE001 - the row says what failed
         row["open"] = {"verdict": "ERROR", "message": f"{type(e).__name__}: {first_line(str(e))}"}
         return row
-    row["open"] = {"s": round(time.perf_counter() - t0, 2), "launches": len(specs),
-                   "verdict": f"{len(specs)} launch{'es' if len(specs) != 1 else ''}",
-                   "stopped": cap.stopped, "error": cap.error, "notes": cap.notes[:6],
-                   "kernels": [rec.kernel for rec in cap.launches]}
+    row["open"] = open_cell(cap, specs, time.perf_counter() - t0)
     if not specs:
         return row
     spec = specs[0]
@@ -185,6 +190,30 @@ def _memory_limit(gb: float):
     return cap
 
 
+def plain_row(path: Path, limit: float, mem_gb: float = 0.0) -> dict:
+    """``python FILE`` through ``_plain_run.py``, in the script's own folder: verdict, launches, the
+    runner's last word. The path is made absolute first: a relative one, given to a child whose
+    working folder is the script's, named the folder twice (``tutorials/gluon/tutorials/gluon/…``:
+    every Gluon tutorial "failed" on the H200 that way)."""
+    path = Path(path).resolve()
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run([sys.executable, str(PLAIN), str(path)], capture_output=True, text=True,
+                           timeout=limit, cwd=str(path.parent), env=dict(os.environ),
+                           preexec_fn=_memory_limit(mem_gb))
+    except subprocess.TimeoutExpired:
+        return {"verdict": "TIMEOUT", "message": f"still running after {limit:g} s"}
+    tail = [ln for ln in (p.stdout + p.stderr).strip().splitlines() if ln.strip()]
+    said = [ln for ln in p.stdout.splitlines() if ln.strip() and not ln.startswith("plain run:")]
+    end = [ln for ln in p.stdout.splitlines() if ln.startswith("plain run:")]  # the runner's last word
+    n = re.search(r"; (\d+) Triton launches$", end[-1]) if end else None
+    return {"s": round(time.perf_counter() - t0, 1), "rc": p.returncode,
+            "verdict": "RUNS" if p.returncode == 0 else "FAILS",
+            "message": (end or tail or [""])[-1][:240],
+            "launches": int(n.group(1)) if n else None,  # None: the runner did not say
+            "printed": said[-1][:240] if said else ""}
+
+
 def _child(path: Path, args: argparse.Namespace) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     mem = args.mem_gb if args.mem_gb is not None else (8.0 if args.backend == "interpreter" else 0.0)
@@ -192,24 +221,9 @@ def _child(path: Path, args: argparse.Namespace) -> dict:
                  "row_limit": args.row_limit}
     limit = args.row_limit + 60 if args.row_limit else args.budget * 7 + 120
     if args.plain:
-        t0 = time.perf_counter()
-        try:
-            p = subprocess.run([sys.executable, str(PLAIN), str(path.resolve())], capture_output=True, text=True,
-                               timeout=args.budget * 2, cwd=str(path.parent), env=dict(os.environ),
-                               preexec_fn=_memory_limit(mem))
-            tail = [ln for ln in (p.stdout + p.stderr).strip().splitlines() if ln.strip()]
-            said = [ln for ln in p.stdout.splitlines() if ln.strip() and not ln.startswith("plain run:")]
-            end = [ln for ln in p.stdout.splitlines() if ln.startswith("plain run:")]  # the runner's last word
-            n = re.search(r"; (\d+) Triton launches$", end[-1]) if end else None
-            row["plain"] = {"s": round(time.perf_counter() - t0, 1), "rc": p.returncode,
-                            "verdict": "RUNS" if p.returncode == 0 else "FAILS",
-                            "message": (end or tail or [""])[-1][:240],
-                            "launches": int(n.group(1)) if n else None,  # None: the runner did not say
-                            "printed": said[-1][:240] if said else ""}
-        except subprocess.TimeoutExpired:
-            row["plain"] = {"verdict": "TIMEOUT", "message": f"still running after {args.budget * 2:g} s"}
+        row["plain"] = plain_row(path, args.budget * 2, mem)
     code = (f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); from benchmarks.tutorial_matrix import one; "
-            f"print('@@ROW ' + json.dumps(one({str(path)!r}, {args.backend!r}, {args.budget!r}, {args.row_limit!r})))")
+            f"print('@@ROW ' + json.dumps(one({str(path.resolve())!r}, {args.backend!r}, {args.budget!r}, {args.row_limit!r})))")
     t0 = time.perf_counter()
     try:
         p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=limit,

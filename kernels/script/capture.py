@@ -5,7 +5,8 @@ While ``capture(path)`` runs the script (as ``__main__``, exactly as written):
 - ``JITFunction.run`` is patched so each ``kernel[grid](...)`` is observed: the kernel, the script
   line that launched it, the function of the script that made it (the wrapper) and that
   function's arguments, the grid (tuple or ``meta`` callable), every argument, the launch options,
-  the tensors' contents before and (for those the launch wrote) after;
+  the tensors' contents before and (for those the launch wrote) after (``snapshots``: on a GPU,
+  copies made there while they fit);
 - without a GPU the launch runs under the interpreter layer (``kernels.interp``) with an observer
   noting which tensors it loaded from and stored to, CUDA tensors and device lookups are served on
   the CPU (``cuda_on_cpu``), ``@triton.autotune`` runs one of its configs without Triton's
@@ -45,7 +46,7 @@ from ..data.script import ScriptCapture
 from ..data.trace import OP_LOAD, OP_STORE
 from ..interp import Interpreter, LaunchInfo, Observer, bind, constexpr_names, grid3
 from ..run.backends import Backend
-from . import descriptors, global_state, pointer_tables
+from . import descriptors, global_state, pointer_tables, snapshots
 from .cuda_on_cpu import EMULATED_TARGET, cuda_on_cpu
 from .virtual_gpu import after_error, lacking
 
@@ -78,8 +79,8 @@ class LiveLaunch:
     bound: dict[str, Any]  # kernel parameter -> value, as launched
     options: dict[str, Any]  # num_warps, num_stages, … (autotune config options included)
     constexpr_names: set[str]
-    before: dict[str, torch.Tensor]  # tensor arguments as they were before the launch (CPU clones)
-    after: dict[str, torch.Tensor]  # the written tensors after it (CPU clones): the golden outputs
+    before: dict[str, torch.Tensor]  # tensor arguments as they were before the launch (copies: ``snapshots``)
+    after: dict[str, torch.Tensor]  # the written tensors after it (copies): the golden outputs
     written: list[str]
     read: list[str]
     call_site: tuple[str, int, str]  # file, line, text
@@ -195,6 +196,7 @@ class _Capture:
         self.benchmarking = False  # inside Triton's own autotune benchmarking (GPU): not captured
         self.budget_s = 30.0  # the script's time budget (capture() sets it)
         self.in_launch = ""  # the launch running now ("kernel, grid …, at file:line"), for a budget that ends in it
+        self.snapshots = snapshots.Snapshots()  # the launches' tensors before and after, and where they are kept
 
     # -- one launch -------------------------------------------------------------------------------------
     def launch(self, fn: Any, grid: Any, args: tuple, kwargs: dict, real_run: Any) -> Any:
@@ -218,14 +220,25 @@ class _Capture:
         reached = pointer_tables.find(bound, consts)  # behind a table of data_ptr()s: arguments all the same
         tensors.update({r.name: r.tensor for r in reached})
         tensors.update(descriptors.bases(bound))  # what a TensorDescriptor argument addresses
-        before = {k: v.detach().to("cpu", copy=True) for k, v in tensors.items()}
+        what = f"the launch of {fn.fn.__name__}" + (f" at line {site.f_lineno}" if site is not None else "")
+        try:
+            before = self.snapshots.take(tensors, what)
+        except snapshots.TooLarge as e:
+            stop = StopScript()
+            stop.reason = str(e)
+            raise stop from None
         configs, choice = self.pending_autotune or ([], -1)
         heur, self.pending_autotune, self.pending_heuristics = self.pending_heuristics, None, {}
         self.in_launch = (f"{fn.fn.__name__} (grid {'×'.join(map(str, g3))}) at "
                           f"{os.path.basename(site.f_code.co_filename)}:{site.f_lineno}" if site is not None else "")
-        ret, read, written = self._run(fn, grid, args, kwargs, real_run, tensors, before)
+        ret, read, written, made = self._run(fn, grid, args, kwargs, real_run, tensors, before)
         self.in_launch = ""
-        after = {k: tensors[k].detach().to("cpu", copy=True) for k in written}
+        try:
+            after = self.snapshots.take({k: tensors[k] for k in written}, what, made)
+        except snapshots.TooLarge as e:  # the launch was made; the script stops after it, unrecorded
+            stop = StopScript()
+            stop.reason = str(e).replace("the launch was not made", "the launch was not recorded")
+            raise stop from None
         file, line, text = "", 0, ""
         if site is not None:
             import linecache
@@ -266,13 +279,13 @@ class _Capture:
         raise stop
 
     def _run(self, fn: Any, grid: Any, args: tuple, kwargs: dict, real_run: Any, tensors: dict,
-             before: dict) -> tuple[Any, list[str], list[str]]:
+             before: dict) -> tuple[Any, list[str], list[str], dict]:
         if not self.backend.is_interpreter:
             ret = real_run(fn, *args, grid=grid, warmup=False, **kwargs)
-            torch.cuda.synchronize()
-            written = [k for k, t in tensors.items() if not torch.equal(t.detach().cpu(), before[k])
-                       and not (t.is_floating_point() and _same_with_nan(t.detach().cpu(), before[k]))]
-            return ret, [k for k in tensors if k not in written], written
+            if any(t.is_cuda for t in tensors.values()):
+                torch.cuda.synchronize()
+            written, made = self.snapshots.written(tensors, before)  # compared where the copies are
+            return ret, [k for k in tensors if k not in written], written, made
         if _is_gluon(fn):
             raise NeedsGPU(f"{fn.fn.__name__} is a Gluon kernel (@gluon.jit, explicit layouts): Triton's "
                            "interpreter cannot run Gluon, so it needs a GPU (most Gluon tutorials: sm_90 or sm_100)")
@@ -280,7 +293,7 @@ class _Capture:
         session = Interpreter([touched])
         with session.activate([fn]) as K:
             K(fn)[grid](*args, **kwargs)
-        return None, [k for k in tensors if k in touched.read], [k for k in tensors if k in touched.written]
+        return None, [k for k in tensors if k in touched.read], [k for k in tensors if k in touched.written], {}
 
 
 class NeedsGPU(Exception):
@@ -289,11 +302,6 @@ class NeedsGPU(Exception):
 
 def _is_gluon(fn: Any) -> bool:
     return type(fn).__name__.startswith("Gluon") or ".gluon" in type(fn).__module__
-
-
-def _same_with_nan(a: torch.Tensor, b: torch.Tensor) -> bool:
-    return bool(torch.equal(torch.nan_to_num(a, nan=0.0), torch.nan_to_num(b, nan=0.0))) and \
-        bool(torch.equal(torch.isnan(a), torch.isnan(b)))
 
 
 class _WarmKernel:
@@ -632,6 +640,7 @@ def capture(path: str, backend: Backend, *, budget_s: float = 30.0, max_launches
             sys.path.remove(os.path.dirname(real))
         except ValueError:
             pass
+    cap.snapshots.settle(cap.notes)  # copies made on the GPU while the script ran: room for the checks
     out.wall_s = time.perf_counter() - t0
     out.log, out.log_lines = log.text(), log.n
     if not cap.live and not out.error and not out.stopped and vgpu is not None and vgpu.asked:

@@ -74,9 +74,9 @@ def export_reproducer(live: LiveLaunch, directory: str, name: str, tolerance: tu
             sources.append(text if text.lstrip().startswith("@") else "@triton.jit\n" + text)
     args = {k: (v.detach().cpu() if isinstance(v, torch.Tensor) else v) for k, v in live.bound.items()}
     for k, t in live.before.items():
-        args[k] = t.clone()
+        args[k] = t.to("cpu", copy=True)  # a copy kept on the GPU (snapshots) is saved from the host too
     options = {k: v for k, v in live.options.items() if isinstance(v, (int, float, str, bool))}
-    torch.save({"args": args, "options": options, "outputs": dict(live.after)},
+    torch.save({"args": args, "options": options, "outputs": {k: t.cpu() for k, t in live.after.items()}},
                os.path.join(directory, f"{name}.pt"))
     file, line, _ = live.call_site
     grid = tuple(int(g) for g in live.grid3)

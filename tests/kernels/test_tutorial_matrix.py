@@ -50,6 +50,17 @@ def test_the_plain_run_counts_the_launches(tmp_path):
     assert _plain(tmp_path, "print('⛔ needs sm_100')\n") == "plain run: ran to its end; 0 Triton launches"
 
 
+def test_a_script_that_launches_only_inside_its_benchmark_has_that_function_called_once(tmp_path):
+    """Gluon 01, 03, 04, 08 launch nothing before their first ``do_bench``: as plain Python they
+    would "run" with no kernel run at all; the function measured is called once, as the capture does."""
+    inside = TWO_LAUNCHES.replace("    fill[(1,)](x, BLOCK=16)\n    fill[(1,)](x, BLOCK=16)\n", "") + \
+        "    triton.testing.do_bench(lambda: fill[(1,)](x, BLOCK=16))\n    print('measured')\n"
+    assert _plain(tmp_path, inside) == ("plain run: reached its benchmark (stopped there after one call of the "
+                                        "function it measures (nothing launched before it)); 1 Triton launches")
+    before = TWO_LAUNCHES + "    triton.testing.do_bench(lambda: fill[(1,)](x, BLOCK=16))\n"
+    assert _plain(tmp_path, before) == "plain run: reached its benchmark (stopped there); 2 Triton launches"
+
+
 def _row(name: str) -> dict:
     return next(r for r in H200 if r["tutorial"] == name)
 
@@ -80,3 +91,32 @@ def test_a_re_run_of_a_few_rows_is_folded_in(tmp_path, capsys, monkeypatch):
     assert rows["08-grouped-gemm.py"]["first"] == {"verdict": "PASS"}
     assert rows["08-grouped-gemm.py"]["plain"] == _row("08-grouped-gemm.py")["plain"]  # not re-run: kept
     assert rows["10-block-scaled-matmul.py"] == _row("10-block-scaled-matmul.py")
+
+
+def test_a_tutorial_in_a_subfolder_given_by_a_relative_path_runs_as_plain_python(tmp_path, monkeypatch):
+    """The Gluon tutorials (``DIR/gluon/*.py``): the runner's child works in the script's folder,
+    so a relative path named that folder twice and every Gluon row "failed" on the H200."""
+    sub = tmp_path / "tutorials" / "gluon"
+    sub.mkdir(parents=True)
+    (sub / "01-intro.py").write_text("import os\nprint('ran in', os.path.basename(os.getcwd()))\n")
+    monkeypatch.chdir(tmp_path)
+    row = matrix.plain_row(Path("tutorials/gluon/01-intro.py"), 300)
+    assert row["verdict"] == "RUNS" and row["launches"] == 0, row
+    assert row["printed"] == "ran in gluon" and row["message"] == "plain run: ran to its end; 0 Triton launches"
+
+
+def test_the_h200_gluon_check_writes_its_json_as_it_goes(tmp_path):
+    """benchmarks/h200_gluon_tutorials.py, run on the CPU through the same path: the plain run and
+    the open (a launch captured, its first re-run checked) land in one JSON."""
+    tut = tmp_path / "tuts"
+    tut.mkdir()
+    (tut / "fill.py").write_text(textwrap.dedent(TWO_LAUNCHES))
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "h200_gluon_tutorials.py"), "--out", str(tmp_path / "out"),
+                        "--backend", "interpreter", "--tutorials", str(tut), "--names", "fill", "--limit", "150",
+                        "--plain-limit", "120", "--budget", "60"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    report = json.loads((tmp_path / "out" / "h200_gluon.json").read_text())
+    assert report["plain"]["fill.py"]["verdict"] in ("RUNS", "FAILS")  # no GPU driver here: it may fail
+    row = report["open"]["fill.py"]
+    assert row["open"]["launches"] == 2 and row["first"]["verdict"] == "PASS", row
+    assert report["open_status"] == "exit 0" and report["versions"]["device"] == "no GPU"
