@@ -121,8 +121,10 @@ def main() -> int:
                     "tutorials": [p.name for p in paths], "plain": {}, "open": {}}
     lock = threading.Lock()
 
-    def save(**what: object) -> None:
-        with lock:
+    def save(section: str = "", name: str = "", row: dict | None = None, **what: object) -> None:
+        with lock:  # the reader thread and this one both write rows
+            if section:
+                report[section][name] = row
             report.update(what)
             report["wall_s"] = round(time.monotonic() - t0, 1)
             out.write_text(json.dumps(report, indent=1))
@@ -146,8 +148,7 @@ def main() -> int:
                 save(versions=json.loads(line[11:]))
             elif line.startswith("@@ROW "):
                 row = json.loads(line[6:])
-                report["open"][row["tutorial"]] = row
-                save()
+                save("open", row["tutorial"], row)
             else:
                 tail.append(line)
                 del tail[:-40]
@@ -158,8 +159,7 @@ def main() -> int:
     with ThreadPoolExecutor(len(paths)) as pool:  # phase 1: the plain runs, all at once
         jobs = {pool.submit(plain_row, p, min(args.plain_limit, args.limit - 10)): p for p in paths}
         for done in as_completed(jobs):
-            report["plain"][jobs[done].name] = done.result()
-            save()
+            save("plain", jobs[done].name, done.result())
             print(f"[plain] {jobs[done].name}: {json.dumps(done.result())[:300]}", flush=True)
     save(plain_done_s=round(time.monotonic() - t0, 1))
     try:
