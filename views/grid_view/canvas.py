@@ -36,7 +36,7 @@ __all__ = ["GridCanvas", "PlotSlot"]
 
 GRID_CELL_MAX = 48  # px: program cells no taller than this
 MAP_MIN_1D, MAP_MIN_2D = 96, 190  # px: the least height of a map before the view scrolls
-MAP_TIGHT_2D, MAP_TIGHT_1D = 128, 80  # px: ... of a row of 2-D, 1-D maps when they would not all fit otherwise
+MAP_TIGHT_2D, MAP_TIGHT_1D = 128, 72  # px: ... of a row of 2-D, 1-D maps when they would not all fit otherwise
 LABEL_LIMIT = 300  # labels per plot at most
 LIT_FRAME_BELOW_PX = 4  # px: lit elements thinner than this on screen get a frame
 
@@ -292,7 +292,7 @@ class GridCanvas:
         # many programs (no pid fits a cell; coloured by launch order): a thinner band, the room
         # goes to the maps (softmax's 1823 rows took a third of the view and left its maps wrapped)
         share = 0.26 if prep.P <= AUTO_MAX_PROGRAMS else 0.16
-        cap = max(40, min(340, int(share * height)) - 56)
+        cap = max(36, min(340, int(share * height)) - 56)
         gx, gy, _ = prep.trace.grid
         if prep.folded_grid:
             gw = fit_grid(prep.P, inner_w, cap)
