@@ -40,8 +40,8 @@ def main() -> int:
     def reached_as(real: object) -> object:
         def reached(*a: object, **k: object) -> object:
             caller = sys._getframe(1).f_globals.get("__name__", "")
-            if caller.startswith("triton.runtime") or called_once:  # Triton's autotuner timing its configs
-                return real(*a, **k)
+            if real is not None and (caller.startswith("triton.runtime") or called_once):  # the autotuner
+                return real(*a, **k)  # timing its configs, or a benchmark inside the one call below
             if real is not None and not launches[0] and a and callable(a[0]):  # launches only inside it
                 called_once.append(1)  # one call of the function it measures, as Tilescope's capture does
                 a[0]()
