@@ -79,3 +79,14 @@ def test_past_the_budget_the_first_programs_keep_theirs_and_the_note_says_so(mon
     assert any("programs 0..0 only" in n for n in gpu.info.notes), gpu.info.notes
     b = prepare_trace(gpu.trace)
     assert int((panel_flags(b.panels[2], ("program", 0), None) > 0).sum()) == 64
+
+
+def test_past_the_access_budget_the_records_taken_apart_first_give_the_same_first_programs(monkeypatch):
+    # 16 programs x 3 records: a budget of 7 accesses takes apart 8 records first (the records come
+    # grouped by program), enough to end at whole programs 0..1 — what all 48 would give for them
+    full = _accesses(_trace(VECTOR_ADD, "gpu").trace)
+    monkeypatch.setattr(gpu_service, "tile_events", functools.partial(footprints.tile_events, max_events=7))
+    gpu = _trace(VECTOR_ADD, "gpu")
+    assert set(gpu.trace.events.program.tolist()) == {0, 1}
+    assert any("programs 0..1 only" in n for n in gpu.info.notes), gpu.info.notes
+    assert _accesses(gpu.trace) == {a for a in full if a[0] < 2}
