@@ -86,6 +86,7 @@ ADVISOR_TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("Advisor", '; neighbouring lanes are {stride} bytes apart'),
     QT_TRANSLATE_NOOP("Advisor", "; the block itself is contiguous ({pct}% of its sectors used): each {bits}-bit instruction is narrow, and the warp's next ones re-read the sectors from L1"),
     QT_TRANSLATE_NOOP("Advisor", 'at line {line}: let consecutive lanes walk the contiguous dimension (the innermost tl.arange on the stride-1 index), or read a transposed copy'),
+    QT_TRANSLATE_NOOP("Advisor", 'at line {line}: the lanes already walk the contiguous dimension ({vec} bytes each), but Triton cannot prove the rows 16-byte aligned, so each load is {bits}-bit: pad the rows (their stride) to a multiple of {k} elements (16 bytes), or pass a stride that is a multiple of 16 so Triton can prove the alignment (tl.multiple_of, or its divisibility specialization of integer arguments)'),
     QT_TRANSLATE_NOOP("Advisor", "; this kernel's own source does so with {flag}={value} (no such access there, compiled for {target}; the same reference)"),
     QT_TRANSLATE_NOOP("Advisor", 'line {line}: {n} elements for {threads} threads, {bits}-bit accesses'),
     QT_TRANSLATE_NOOP("Advisor", 'each thread moves {bits} bits per instruction (128 is the widest)'),

@@ -411,6 +411,32 @@ def _block_efficiency(a: Any) -> float | None:
     return float(-(-live.size * esize // 32)) / float(np.unique(live // 32).size)
 
 
+def _lane_vector_bytes(a: Any) -> int | None:
+    """Bytes lane 0 of warp 0 holds at consecutive addresses from its first register on (the
+    layout's vector per lane: 8 fp16 = 16); None when unknown or masked."""
+    offs = getattr(a.coalescing, "sample_offsets", None)
+    if offs is None or offs.size == 0 or a.threads is None:
+        return None
+    esize, regs, flat = _BYTES.get(a.dtype, 4), a.threads.element_of[0, 0], offs.reshape(-1)
+    if flat.size <= int(regs.max()) or int(flat[regs[0]]) < 0:
+        return None
+    run = 1
+    while run < regs.size and int(flat[regs[run]]) == int(flat[regs[0]]) + run * esize:
+        run += 1
+    return run * esize
+
+
+def _misaligned(a: Any, stride: int | None, scattered: bool) -> int | None:
+    """The lane's vector bytes when the layout already coalesces ``a`` (lanes contiguous, each
+    continuing where the last ended, the block contiguous) and only the load is narrower than
+    it: Triton could not prove the addresses aligned (LayerNorm's fp16 rows of 1000: 16-bit
+    loads, 128-bit at 1008). None otherwise."""
+    vec = _lane_vector_bytes(a)
+    if scattered or vec is None or stride != vec or not a.vector_bits:
+        return None
+    return vec if a.vector_bits < 8 * min(vec, 16) else None
+
+
 def uncoalesced(g: Gathered) -> list[Finding]:
     if g.layout is None:
         return []
@@ -433,14 +459,19 @@ def uncoalesced(g: Gathered) -> list[Finding]:
             w.add("detail", W.UNCO_STRIDE, stride=f"{stride:,}")
         if not scattered:
             w.add("detail", W.UNCO_CONTIGUOUS, pct=f"{100 * block_eff:.0f}", bits=a.vector_bits)
-        w.add("proposal", W.UNCO_PROPOSAL, line=a.line)
+        vec = _misaligned(a, stride, scattered)
+        if vec is not None:  # the layout is right; the alignment Triton could not prove is not
+            w.add("proposal", W.UNCO_ALIGN, line=a.line, vec=vec, bits=a.vector_bits,
+                  k=16 // _BYTES.get(a.dtype, 4))
+        else:
+            w.add("proposal", W.UNCO_PROPOSAL, line=a.line)
         out.append(Finding(
             rule="uncoalesced", severity="high" if c.efficiency < COALESCED_HIGH and scattered else "medium",
             title=w.text("title"), detail=w.text("detail"), words=w.parts,
             evidence={"sectors_per_request": round(c.sectors_per_request, 2),
                       "ideal_per_request": round(c.ideal_sectors / max(1, c.requests), 2),
                       "efficiency": round(c.efficiency, 3), "share_of_sectors": round(share, 3),
-                      "lane_stride_bytes": stride, "programs_traced": c.n_programs,
+                      "lane_stride_bytes": stride, "programs_traced": c.n_programs, "misaligned_vector_bytes": vec,
                       "block_efficiency": round(block_eff, 3) if block_eff is not None else None},
             line=a.line, shows="threads", access=a.index, proposal=Proposal(w.text("proposal"))))
     return out

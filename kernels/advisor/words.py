@@ -64,6 +64,10 @@ UNCO_CONTIGUOUS = ("; the block itself is contiguous ({pct}% of its sectors used
                    "narrow, and the warp's next ones re-read the sectors from L1")
 UNCO_PROPOSAL = ("at line {line}: let consecutive lanes walk the contiguous dimension (the innermost tl.arange on "
                  "the stride-1 index), or read a transposed copy")
+UNCO_ALIGN = ("at line {line}: the lanes already walk the contiguous dimension ({vec} bytes each), but Triton cannot "
+              "prove the rows 16-byte aligned, so each load is {bits}-bit: pad the rows (their stride) to a multiple of "
+              "{k} elements (16 bytes), or pass a stride that is a multiple of 16 so Triton can prove the alignment "
+              "(tl.multiple_of, or its divisibility specialization of integer arguments)")
 VARIANT = ("; this kernel's own source does so with {flag}={value} (no such access there, compiled for {target}; "
            "the same reference)")
 # vector width

@@ -17,6 +17,7 @@ from kernels.advisor.gather import Gathered, gather, sample, target_limits
 from kernels.advisor.rules import occupancy_finding, tail, uncoalesced
 from kernels.advisor.service import advise
 from kernels.advisor.trial import _same_function
+from kernels.advisor.words import UNCO_ALIGN, UNCO_PROPOSAL
 from kernels.compile.facts import occupancy
 from kernels.data.gpu_trace import Timeline
 from kernels.data.results import CompileFacts
@@ -80,6 +81,8 @@ def test_a_column_walk_is_offered_its_own_by_rows_variant_and_it_checks_out():
         assert f.proposal.kind == "variant" and f.proposal.changes == {"BY_ROWS": True}
         assert f.status == "checked" and f.trial.after == {"resolved": True}
         assert f.proposal.text.endswith("the same reference)") and f"line {f.line}" in f.proposal.text
+        # lanes a row apart: the layout is at fault, not the alignment
+        assert f.words["proposal"][0][0] == UNCO_PROPOSAL and f.evidence["misaligned_vector_bytes"] is None
     assert unco[0].trial is not unco[1].trial and unco[0].trial.before == unco[0].evidence
 
 
@@ -133,3 +136,11 @@ def test_a_contiguous_row_is_coalesced_when_its_loads_are_128_bits_and_not_when_
         assert f.evidence["lane_stride_bytes"] == 16
         # the block itself is contiguous (every sector of it used): medium, not high
         assert f.severity == "medium" and f.evidence["block_efficiency"] == 1.0
+        # the lanes already walk the row: the proposal is alignment (rows padded to 8 fp16 =
+        # 16 bytes, or a stride Triton can prove), not "let consecutive lanes walk the
+        # contiguous dimension"
+        assert f.evidence["misaligned_vector_bytes"] == 16
+        assert "let consecutive lanes" not in f.proposal.text and "already walk the contiguous" in f.proposal.text
+        assert "pad the rows (their stride) to a multiple of 8 elements (16 bytes)" in f.proposal.text
+        assert "16-bit" in f.proposal.text and "tl.multiple_of" in f.proposal.text
+        assert [t for t, _v in f.words["proposal"]] == [UNCO_ALIGN]
