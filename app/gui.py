@@ -15,12 +15,14 @@ exit_if_missing()
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from kernels.data.virtual_gpus import DEFAULT, ENV_VAR, VIRTUAL_GPUS, normalize  # noqa: E402
 from views.i18n import install_translator  # noqa: E402
 
 from .main_window import MainWindow  # noqa: E402
 from .qt_worker import QtWorker  # noqa: E402
 from .settings import Settings  # noqa: E402
 from .transport_ssh import parse_remote  # noqa: E402
+from .window.virtual_gpu import virtual_gpu_env  # noqa: E402
 
 __all__ = ["main"]
 
@@ -42,6 +44,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the Python on the remote host (default: this one's path)")
     parser.add_argument("--remote-root", metavar="DIR", default=None,
                         help="Tilescope's checkout on the remote host (default: this one's path)")
+    parser.add_argument("--virtual-gpu", type=_virtual_gpu, metavar="ARCH", default=None,
+                        help="without a GPU, answer a script's device checks as this GPU, for this session "
+                             f"({', '.join(VIRTUAL_GPUS)}; default: the settings' choice, else ${ENV_VAR}, "
+                             f"else {DEFAULT})")
     args, qt_args = parser.parse_known_args(args_list)
     remote = None
     if args.remote is not None:
@@ -56,9 +62,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = Settings.load()
     if args.reset_layout:
         settings.window_geometry = settings.window_state = ""
-    # --remote is this session's: the settings' own field is left as it was
-    worker = QtWorker(timeout_s=settings.timeout_s, remote=remote) if remote is not None else None
-    win = MainWindow(settings=settings, initial_kernel=args.kernel, worker=worker)
+    # --remote and --virtual-gpu are this session's: the settings' own fields are left as they were
+    worker = (QtWorker(timeout_s=settings.timeout_s, remote=remote, env=virtual_gpu_env(settings, args.virtual_gpu))
+              if remote is not None else None)
+    win = MainWindow(settings=settings, initial_kernel=args.kernel, worker=worker, virtual_gpu=args.virtual_gpu)
     win.show()
     if args.file:
         win.open_kernel_file(args.file)
@@ -70,6 +77,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.processEvents()
     del win
     return code
+
+
+def _virtual_gpu(text: str) -> str:
+    try:
+        return normalize(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

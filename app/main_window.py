@@ -70,6 +70,7 @@ from .window.sweep_setup import SweepLauncher
 from .window.sweep_tabs import SweepTabs
 from .window.threads_tab import ThreadsTab
 from .window.timeline_dock import GpuTraceViews
+from .window.virtual_gpu import VirtualGpuChoice, virtual_gpu_env
 from .window.widgets import StatusStrip
 
 __all__ = ["LIVE_DEBOUNCE_MS", "MainWindow"]
@@ -82,14 +83,16 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: Settings | None = None, history: History | None = None,
                  worker: QtWorker | None = None, autostart: bool = True,
-                 initial_kernel: str | None = None) -> None:
+                 initial_kernel: str | None = None, virtual_gpu: str | None = None) -> None:
         theme.configure()
         super().__init__()
         self.settings = settings if settings is not None else Settings.load()
         self.history = history if history is not None else History.open()
         self.session = Session()
-        self.worker = worker if worker is not None else QtWorker(timeout_s=self.settings.timeout_s, parent=self,
-                                                                 remote=remote_of(self.settings))
+        self.worker = worker if worker is not None else QtWorker(
+            timeout_s=self.settings.timeout_s, parent=self, remote=remote_of(self.settings),
+            env=virtual_gpu_env(self.settings, virtual_gpu))
+        self._virtual_gpu = virtual_gpu  # --virtual-gpu: this session's choice, over the settings
         self.events = WindowEvents()
         self._autostart, self._shown_once = autostart, False
         self.setWindowTitle("Tilescope")
@@ -163,6 +166,9 @@ class MainWindow(QMainWindow):
         self.docks.add(self.advice.dock)  # Reset layout puts it back with the others
         self.layouts = Layouts(self, self.settings, self.docks, self.view_menu, self.actions.reset_layout_action,
                                self.banner)
+        self.virtual_gpu = VirtualGpuChoice(self.actions.virtual_gpu_action, self.settings, ev, self.banner,
+                                            self.worker.restart, self._reopen_user_file, self.show_status,
+                                            self._virtual_gpu, self)
         self.status = StatusStrip.install(self)  # messages elided before the labels on the right
         self.status_line = StatusLine(self.status, self.statusBar(), self.panel, ev)
         # the labels, by name (tests and benchmarks read them)
@@ -195,6 +201,7 @@ class MainWindow(QMainWindow):
             export_grid=lambda: self.grid_pane.export(self),
             export_history=lambda: self.history_pane.ask_export(self),
             choose_timeout=lambda: choose_timeout(self, self.settings, self.banner, self.worker.set_timeout),
+            choose_virtual_gpu=lambda: self.virtual_gpu.choose(),
             reset_layout=self.reset_layout, quit=self.close, state=c.actions, window_problem=lambda: c.trace_window()[1])
 
     def _connect_worker(self) -> None:
@@ -242,6 +249,12 @@ class MainWindow(QMainWindow):
 
     def reset_layout(self) -> None:
         self.docks.reset()
+
+    def _reopen_user_file(self) -> None:
+        """Open the shown kernel's user file again (a fresh worker runs its script anew)."""
+        path = self.session.user_file()
+        if path:
+            self.controller.open_kernel_file(path)
 
     def _choose_kernel_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, translate("MainWindow", "Open kernel file"), "",

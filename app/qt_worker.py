@@ -96,6 +96,18 @@ class QtWorker(QObject):
             **self._client_kw,
         )
 
+    def restart(self, **client_kw: Any) -> None:
+        """Stop the worker and start a fresh one with these ``WorkerClient`` arguments changed (the
+        ``env`` of another virtual GPU): the requests owed an answer fail as cancelled, and the new
+        worker knows the catalog only (the caller opens the user's file again). Before the first
+        ``start`` only the arguments change."""
+        self._client_kw.update(client_kw)
+        old, self._client = self._client, None
+        if old is None:
+            return
+        old.close(timeout=2.0)  # its last callbacks are queued to this thread before the new ones
+        self.start()
+
     @property
     def started(self) -> bool:
         return self._client is not None

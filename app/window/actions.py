@@ -42,6 +42,7 @@ class Commands:
     export_grid: Callable[[], Any]
     export_history: Callable[[], Any]
     choose_timeout: Callable[[], Any]
+    choose_virtual_gpu: Callable[[], Any]
     reset_layout: Callable[[], Any]
     quit: Callable[[], Any]
     state: Callable[[], ActionState]  # what is possible now
@@ -106,6 +107,9 @@ class WindowActions(QObject):
         self.timeout_action = self._action(translate("MainWindow", "Run timeout…"), c.choose_timeout, None,
                                            translate("MainWindow", "How long a run may take before the worker is restarted"),
                                            name="timeout")
+        # its text and tooltip say which GPU answers (``app.window.virtual_gpu``)
+        self.virtual_gpu_action = self._action(translate("MainWindow", "Virtual GPU…"), c.choose_virtual_gpu,
+                                               name="virtual_gpu")
         self.reset_layout_action = self._action(translate("MainWindow", "Reset layout"), c.reset_layout, None,
                                                 translate("MainWindow", "Put every panel back where it started"), name="reset_layout")
         self.quit_action = self._action(translate("MainWindow", "Quit"), c.quit, QKeySequence.StandardKey.Quit,
@@ -164,7 +168,7 @@ class WindowActions(QObject):
             m.addSeparator() if a is None else m.addAction(a)
         m = mb.addMenu(translate("MainWindow", "&Run"))
         for a in (self.run_action, self.live_action, self.trace_action, self.sweep_action, self.resume_action,
-                  None, self.cancel_action, None, self.timeout_action):
+                  None, self.cancel_action, None, self.timeout_action, self.virtual_gpu_action):
             m.addSeparator() if a is None else m.addAction(a)
         return mb.addMenu(translate("MainWindow", "&View"))
 

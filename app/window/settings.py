@@ -1,5 +1,5 @@
 """The window's side of the user settings (``app.settings``): its geometry and dock layout, the
-values last used, and the run timeout dialog."""
+values last used, and the run timeout and virtual GPU dialogs."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QObject, QRect,
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QMainWindow, QWidget
 
+from kernels.data.virtual_gpus import VIRTUAL_GPUS
+
 from ..settings import Settings
 
-__all__ = ["ask_timeout", "choose_timeout", "default_size", "fit_to_screen", "keep_on_screen", "restore_window",
+__all__ = ["ask_timeout", "ask_virtual_gpu", "choose_timeout", "choose_virtual_gpu", "default_size", "fit_to_screen", "keep_on_screen", "restore_window",
            "save_now",
            "save_window", "screen_area"]
 
@@ -176,3 +178,30 @@ def choose_timeout(parent: QWidget, settings: Settings, banner: Any, set_timeout
         settings.timeout_s = seconds
         save_now(settings, banner)
         set_timeout(seconds)
+
+
+def ask_virtual_gpu(parent: QWidget, current: str) -> str | None:
+    """Ask which virtual GPU answers a script's device checks (``current`` preselected); its key
+    (``sm_80``), or None when the user cancels."""
+    keys = list(VIRTUAL_GPUS)
+    labels = [VIRTUAL_GPUS[k].label for k in keys]
+    label, ok = QInputDialog.getItem(
+        parent, QCoreApplication.translate("MainWindow", "Virtual GPU"),
+        QCoreApplication.translate("MainWindow", "Without a GPU, a script's device checks (capability, SM count, "
+                                   "shared memory) are answered as this GPU:"),
+        labels, keys.index(current) if current in keys else 0, False)
+    return keys[labels.index(label)] if ok and label in labels else None
+
+
+def choose_virtual_gpu(parent: QWidget, settings: Settings, banner: Any, current: str,
+                       restart: Callable[[str], Any]) -> None:
+    """Virtual GPU…: ask, keep the answer in the settings (written now, a failure said in
+    ``banner``) and, when it is not ``current`` (the GPU the worker answers as now), hand it to
+    ``restart`` (a worker started with it)."""
+    arch = ask_virtual_gpu(parent, current)
+    if arch is None:
+        return
+    settings.virtual_gpu = arch
+    save_now(settings, banner)
+    if arch != current:
+        restart(arch)

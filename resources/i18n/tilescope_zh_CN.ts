@@ -2071,6 +2071,42 @@ x0:x1,y0:y1 — 二维网格中的一个矩形（例如 0:8,0:4）
         <translation>一次运行或追踪最多可用的秒数，超时则重启工作进程：</translation>
     </message>
     <message>
+        <source>Virtual GPU…</source>
+        <translation>虚拟 GPU…</translation>
+    </message>
+    <message>
+        <source>Virtual GPU</source>
+        <translation>虚拟 GPU</translation>
+    </message>
+    <message>
+        <source>Without a GPU, a script&apos;s device checks (capability, SM count, shared memory) are answered as this GPU:</source>
+        <translation>没有 GPU 时，脚本的设备检查（计算能力、SM 数量、共享内存）按这块 GPU 作答：</translation>
+    </message>
+    <message>
+        <source>restarting the worker on a virtual {gpu}…</source>
+        <translation>正在以虚拟 {gpu} 重启工作进程…</translation>
+    </message>
+    <message>
+        <source>a script&apos;s device checks are answered by a virtual {gpu}</source>
+        <translation>脚本的设备检查由虚拟 {gpu} 作答</translation>
+    </message>
+    <message>
+        <source>Virtual GPU ({arch})…</source>
+        <translation>虚拟 GPU（{arch}）…</translation>
+    </message>
+    <message>
+        <source>Without a GPU, the GPU a script&apos;s device checks are answered as (now {gpu})</source>
+        <translation>没有 GPU 时，脚本的设备检查按哪块 GPU 作答（当前：{gpu}）</translation>
+    </message>
+    <message>
+        <source>Virtual GPU (not used: the real GPU answers)</source>
+        <translation>虚拟 GPU（未使用：由真实 GPU 作答）</translation>
+    </message>
+    <message>
+        <source>This machine&apos;s GPU ({name}) answers a script&apos;s device checks; a virtual GPU is only used without one</source>
+        <translation>本机的 GPU（{name}）回答脚本的设备检查；只有没有 GPU 时才使用虚拟 GPU</translation>
+    </message>
+    <message>
         <source>the worker is not ready yet</source>
         <translation>工作进程尚未就绪</translation>
     </message>
@@ -3606,6 +3642,10 @@ Press Trace (Ctrl+T) to record on the GPU which program touches which element of
     <message>
         <source>at line {line}: let consecutive lanes walk the contiguous dimension (the innermost tl.arange on the stride-1 index), or read a transposed copy</source>
         <translation>在第 {line} 行：让相邻通道沿连续维度访问（把最内层的 tl.arange 放在步长为 1 的下标上），或读取一份转置的副本</translation>
+    </message>
+    <message>
+        <source>at line {line}: the lanes already walk the contiguous dimension ({vec} bytes each), but Triton cannot prove the rows 16-byte aligned, so each load is {bits}-bit: pad the rows (their stride) to a multiple of {k} elements (16 bytes), or pass a stride that is a multiple of 16 so Triton can prove the alignment (tl.multiple_of, or its divisibility specialization of integer arguments)</source>
+        <translation>在第 {line} 行：相邻通道已经沿连续维度访问（每个 {vec} 字节），但 Triton 无法证明各行按 16 字节对齐，所以每次加载只有 {bits} 位：把行（其步长）补齐到 {k} 个元素（16 字节）的倍数，或传入 16 的倍数作为步长，让 Triton 能证明对齐（tl.multiple_of，或它对整数参数的整除特化）</translation>
     </message>
     <message>
         <source>; this kernel&apos;s own source does so with {flag}={value} (no such access there, compiled for {target}; the same reference)</source>
