@@ -87,9 +87,11 @@ class TraceBuildsAhead(Precompiler):
         return self.submit(WARM, _WARM_TARGET)
 
     def drop(self) -> None:
-        """Forget the queued config (the one compiling finishes: a compile cannot be stopped)."""
+        """Forget the queued config (the one compiling finishes: a compile cannot be stopped); a
+        queued ``warm()`` stays (the request right after ``hello`` would drop it otherwise)."""
         with self._cond:
-            self._queued = None
+            if self._queued is not None and self._queued[1] is not _WARM_TARGET:
+                self._queued = None
 
     def _compile(self, req: RunRequest, target: Any) -> PrecompileOutcome:
         if target is _WARM_TARGET:

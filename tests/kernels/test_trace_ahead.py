@@ -132,3 +132,14 @@ def test_the_warm_trace_runs_the_windows_trace_path_and_is_queued_on_the_trace_b
     assert pre.done == 1 and pre.last.key == precompile_key(WARM)
     if not torch.cuda.is_available():
         assert "CUDA" in pre.last.error or "GPU" in pre.last.error  # it traced on the GPU, not compiled ahead
+
+
+def test_the_request_right_after_hello_does_not_drop_the_queued_warm_trace():
+    pre = TraceBuildsAhead(lambda r: engine.get_spec(r.kernel))
+    with pre._gate:  # the thread cannot take anything off the queue meanwhile
+        assert pre.warm() == "queued"
+        pre.drop()
+        assert pre._queued is not None
+        pre.submit(RunRequest("vector_add", {"N": 4096, "BLOCK_SIZE": 128}), H100)  # a GPU Run's: newest wins
+        pre.drop()
+        assert pre._queued is None
