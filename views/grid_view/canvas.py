@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
@@ -277,6 +278,10 @@ class GridCanvas:
         slot.vb.sigResized.connect(lambda *_: self._range_changed())
 
     def _range_changed(self) -> None:
+        # a pooled plot not in the layout can be resized after the layout (and the timer, its
+        # child) was deleted at the window's close: nothing is left to label then
+        if not shiboken6.isValid(self._label_timer):
+            return
         self._label_timer.start()
         for hook in self.range_hooks:
             hook()
