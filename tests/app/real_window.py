@@ -18,7 +18,7 @@ from app.history import History
 from app.main_window import MainWindow
 from app.settings import Settings
 
-__all__ = ["START_S", "make_window", "pick", "wait_ready", "wait_until"]
+__all__ = ["START_S", "make_window", "open_window", "pick", "wait_ready", "wait_until"]
 
 START_S = 60  # a worker start is ~3 s here; CI machines can be much slower
 
@@ -34,6 +34,18 @@ def make_window(home: Path, **kwargs: Any) -> MainWindow:
     ``autostart=False``)."""
     return MainWindow(settings=Settings.load(home / "settings.json"), history=History.open(home / "history.db"),
                       **kwargs)
+
+
+def open_window(qtbot, home: Path, size: tuple[int, int] | None = None) -> MainWindow:
+    """A shown window on the settings and history in ``home``, without a worker (layouts, docks
+    and menus need none), at ``size`` when given."""
+    w = make_window(home, autostart=False)
+    qtbot.addWidget(w)
+    if size is not None:
+        w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
 
 
 def wait_ready(win: MainWindow) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,20 +16,9 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QDialogButtonBox, QLineEdit  # noqa: E402
+from real_window import open_window  # noqa: E402
 
-from app.history import History  # noqa: E402
 from app.main_window import MainWindow  # noqa: E402
-from app.settings import Settings  # noqa: E402
-
-
-def open_window(qtbot, home: Path) -> MainWindow:
-    """A window on the settings in ``home`` (no worker: the layout needs none)."""
-    w = MainWindow(settings=Settings.load(home / "settings.json"), history=History.open(home / "history.db"),
-                   autostart=False)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
 
 
 def arrangement(w: MainWindow) -> dict[str, tuple]:

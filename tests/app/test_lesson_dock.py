@@ -3,32 +3,18 @@ on a larger one alike: its editor must be on screen to be used."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 pytest.importorskip("PySide6.QtWidgets")
 pytest.importorskip("pytestqt")
 
-from app.history import History  # noqa: E402
-from app.main_window import MainWindow  # noqa: E402
-from app.settings import Settings  # noqa: E402
-
-
-def open_window(qtbot, home: Path) -> MainWindow:
-    w = MainWindow(settings=Settings.load(home / "settings.json"), history=History.open(home / "history.db"),
-                   autostart=False)
-    qtbot.addWidget(w)
-    w.resize(1600, 1000)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+from real_window import open_window  # noqa: E402
 
 
 def test_a_lesson_brought_forward_takes_most_of_the_column(qtbot, tmp_path):
     # breaks if the docked lesson keeps the tab group's share under the plots (at 1600x1000 it had
     # 220 px: the editor below the fold, only its file name on screen)
-    w = open_window(qtbot, tmp_path)
+    w = open_window(qtbot, tmp_path, (1600, 1000))
     w.docks.history.raise_()
     w.docks.lessons.show()
     w.docks.lessons.raise_()

@@ -3,27 +3,13 @@ after the other docks): shown, tabbed with Compile, where it started."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 pytest.importorskip("PySide6.QtWidgets")
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
-
-from app.history import History  # noqa: E402
-from app.main_window import MainWindow  # noqa: E402
-from app.settings import Settings  # noqa: E402
-
-
-def open_window(qtbot, home: Path) -> MainWindow:
-    w = MainWindow(settings=Settings.load(home / "settings.json"), history=History.open(home / "history.db"),
-                   autostart=False)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+from real_window import open_window  # noqa: E402
 
 
 def test_the_docks_include_the_advice_dock(qtbot, tmp_path):
