@@ -6,7 +6,7 @@ play timer shows in the controls the same way as one made with the mouse.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Qt, QTimer
+from PySide6.QtCore import QSignalBlocker, QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QSlider,
     QSpinBox,
     QStyle,
+    QStyleOptionComboBox,
     QToolButton,
     QWidget,
 )
@@ -62,8 +63,8 @@ class GridControls(QWidget):
         # "automatic: by launch order" and the like: never wider than a few words (a laptop's grid)
         self._mode_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self._mode_combo.setMinimumContentsLength(14)
-        self._mode_combo.setToolTip(translate("GridView", "What a program's colour means, in the grid and the tile maps"))
         self._mode_combo.currentIndexChanged.connect(lambda i: state.set_mode(self._mode_combo.itemData(i)))
+        self._mode_combo.currentTextChanged.connect(lambda _t: self._fit_mode_combo())
         self._z_label = QLabel(translate("GridView", "z slice"))
         self._z_spin = QSpinBox()
         self._z_spin.setToolTip(translate("GridView", "Which z layer of the 3-D program grid to draw"))
@@ -112,6 +113,7 @@ class GridControls(QWidget):
         self._set_loop_controls()
         self._z_label.hide()
         self._z_spin.hide()
+        self._fit_mode_combo()
 
     def set_trace(self, trace: Trace) -> None:
         """Ready the z and loop choosers for ``trace`` (the state was reset for it)."""
@@ -139,6 +141,25 @@ class GridControls(QWidget):
         del reason  # the legend says why
         text = translate("GridView", "automatic: {mode}").format(mode=translate("GridView", COLOR_MODES[shown]))
         self._mode_combo.setItemText(i, text)
+        self._fit_mode_combo()
+
+    #: the colour box grows to its chosen item's text up to this width (the loop's label and
+    #: slider give way); past it the text is cut, and the tooltip has it whole
+    MODE_MAX_PX = 240
+
+    def _fit_mode_combo(self) -> None:
+        """Wide enough for the chosen item ("automatic: by launch order" was cut to "automatic: by
+        launch c" in a 1366-px window), never past ``MODE_MAX_PX``; its text in the tooltip too."""
+        combo = self._mode_combo
+        text = combo.currentText()
+        opt = QStyleOptionComboBox()
+        combo.initStyleOption(opt)
+        fm = combo.fontMetrics()
+        need = combo.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, opt,
+                                              QSize(fm.horizontalAdvance(text) + 4, fm.height()), combo).width()
+        combo.setMinimumWidth(min(need, self.MODE_MAX_PX))
+        combo.setToolTip(text + "\n" + translate("GridView", "What a program's colour means, in the grid and the "
+                                                              "tile maps"))
 
     # ------------------------------------------------------------------ following the state
     def _on_mode(self, mode: str) -> None:

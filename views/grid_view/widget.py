@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPointF, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -178,7 +178,7 @@ class GridView(DrawnQueries, LaunchOrderControl, FullResolutionControl, QWidget)
         self._legend.setWordWrap(True)
         self._legend.setTextFormat(Qt.TextFormat.RichText)
         self._info_text = translate("GridView", "Hover a program or an element.")
-        self._info_lines = 8
+        self._info_lines, self._info_pinned = 8, False
         self._info = QLabel(self._info_text)
         self._info.setFont(theme.mono_font())
         self._info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -387,16 +387,24 @@ class GridView(DrawnQueries, LaunchOrderControl, FullResolutionControl, QWidget)
         super().keyPressEvent(event)
 
     def _set_info_lines(self, lines: int) -> None:
-        self._info_lines = lines
-        self._info.setFixedHeight(lines * self._info.fontMetrics().height() + 4)
+        # ``lines`` lines of the mono font; a line as the window's language draws it may be taller
+        # (Chinese falls back to a CJK font: 18 px where the metrics say 14, and 6 lines of 14 px
+        # showed 5 of them): as many whole lines as fit, the maps keeping their height
+        fm = self._info.fontMetrics()
+        sample = "Ag" + translate("GridView", "program {pid}").format(pid=0)
+        drawn = max(fm.height(), fm.boundingRect(QRect(0, 0, 10000, 1000), 0, sample).height())
+        self._info_lines = max(2, lines * fm.height() // drawn)
+        self._info.setFixedHeight(lines * fm.height() + 4)
         self._show_info()
 
     def _show_info(self) -> None:
         """The hover text in the lines the info box has: a longer one cut at a whole line (the
-        tooltip, and ``hover_text``, hold all of it)."""
+        tooltip, and ``hover_text``, hold all of it), a pinned target's last line (how to unpin) kept."""
         lines = self._info_text.split("\n")
         if len(lines) > self._info_lines:
-            lines = lines[: self._info_lines - 1] + ["… " + translate("GridView", "(the rest in the tooltip)")]
+            last = lines[-1:] if self._info_pinned else []
+            lines = (lines[: self._info_lines - 1 - len(last)]
+                     + ["… " + translate("GridView", "(the rest in the tooltip)")] + last)
         self._info.setText("\n".join(lines))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
@@ -583,8 +591,10 @@ class GridView(DrawnQueries, LaunchOrderControl, FullResolutionControl, QWidget)
 
     def _update_info(self) -> None:
         st = self._state
-        text = self._exact_text() or info_text(self._prep, st.hover, st.pinned, st.step, st.loop)
+        exact = self._exact_text()
+        text = exact or info_text(self._prep, st.hover, st.pinned, st.step, st.loop)
         self._info_text = text
+        self._info_pinned = not exact and st.pinned is not None  # its last line: how to unpin
         self._show_info()
         if self._show_tooltips and st.hover is not None:
             QToolTip.showText(QCursor.pos(), text, self._glw)
