@@ -25,14 +25,6 @@ from kernels.tune import pipeline
 H100 = GPUTarget("cuda", 90, 32)
 
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
-    compile_target._CACHE.clear()  # the in-memory cache would answer without Triton's
-    yield tmp_path
-    compile_target._CACHE.clear()
-
-
 def _entries(d: Path) -> list[str]:
     return sorted(p.name for p in d.iterdir())
 
