@@ -1132,6 +1132,34 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <source>{swatch} pale: read by several programs (the colour of the last to read it)</source>
         <translation>{swatch} 浅色：被多个程序读取（取最后读取它的程序的颜色）</translation>
     </message>
+    <message>
+        <source>({n} cells)</source>
+        <translation>（{n} 格）</translation>
+    </message>
+    <message>
+        <source>(from the maps)</source>
+        <translation>（据分块图）</translation>
+    </message>
+    <message>
+        <source>{n} programs of {total}</source>
+        <translation>{total} 个程序中的 {n} 个</translation>
+    </message>
+    <message>
+        <source>{tensors}: no access events of this program</source>
+        <translation>{tensors}：没有本程序的访问事件</translation>
+    </message>
+    <message>
+        <source>This trace has no access events</source>
+        <translation>这次追踪没有访问事件</translation>
+    </message>
+    <message>
+        <source>No access events of this program: the trace kept them for {kept} only</source>
+        <translation>本程序没有访问事件：追踪只保留了{kept}的访问事件</translation>
+    </message>
+    <message>
+        <source>lit from the maps: the cells it wrote, and of those it read only the ones it read last (a tile later programs read too is lit for the last of them).</source>
+        <translation>据分块图点亮：它写入的格，以及它读取的格中只有它最后读取的那些（后来的程序也读取的分块，为其中最后一个程序点亮）。</translation>
+    </message>
 </context>
 <context>
     <name>HistoryView</name>

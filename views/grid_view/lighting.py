@@ -18,9 +18,9 @@ from kernels.data.grid import program_xyz
 from .prepare import CLEAR, DIM, DONE, LIT_LOAD, LIT_STORE, LIT_TARGET, Panel, PreparedTrace
 
 __all__ = [
-    "Target", "access_line", "cell_of", "element_lanes", "in_slice", "panel_flags", "panel_overlay",
-    "pid_at", "program_events", "program_flags", "program_overlay", "programs_events", "slice_pids",
-    "target_events",
+    "Target", "access_line", "cell_of", "element_lanes", "in_slice", "map_flags", "no_events", "panel_flags",
+    "panel_overlay", "pid_at", "program_events", "program_flags", "program_overlay", "programs_events",
+    "slice_pids", "target_events",
 ]
 
 Target = tuple  # ("program", pid) | ("element", panel index, flat index)
@@ -48,6 +48,28 @@ def target_events(p: Panel, pid: int) -> np.ndarray:
     return js[p.ev_outside[js] & ((p.ev_kind[js] & LIT_STORE) != 0)]
 
 
+def no_events(p: Panel, pid: int) -> bool:
+    """True when program ``pid`` has no access event on panel ``p``: lit from the maps then."""
+    return bool(p.prog_ptr[pid] == p.prog_ptr[pid + 1])
+
+
+def map_flags(p: Panel, pid: int) -> np.ndarray:
+    """uint8 [numel]: what program ``pid`` did to panel ``p`` by the maps alone — for a program with
+    no access events there (a big GPU trace keeps them for its first programs only,
+    ``kernels.gpu_trace.footprints``; an access that is no tile record has none). ``LIT_STORE``
+    where it is the writer: exact for its own output tile. ``LIT_LOAD`` where it is the one reader
+    or the last (``TensorMaps.last_reader``): of a tile several programs read (matmul's A and B)
+    only the cells no program read after it — the text says so (``text.program_text``)."""
+    m = p.maps
+    flags = np.zeros(p.numel, np.uint8)
+    flags[m.writer.reshape(-1) == pid] |= LIT_STORE
+    read = m.reader.reshape(-1) == pid
+    if m.last_reader is not None:
+        read |= m.last_reader.reshape(-1) == pid
+    flags[read] |= LIT_LOAD
+    return flags
+
+
 def element_lanes(p: Panel, flat: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(programs, kind bits, panel event positions) of every lane that touched ``flat``.
 
@@ -71,7 +93,8 @@ def panel_flags(p: Panel, sel: Target | None, step: int | None,
     """uint8 [numel]: lit bits of panel ``p``'s elements; None when nothing is lit there. With a
     program selected at a loop step, its stores after the loop are lit too (``LIT_TARGET``);
     with nothing selected, the programs of the wave played (``wave``: their pids) light what
-    they touch."""
+    they touch. A selected program with no events on ``p`` is lit from its maps (``map_flags``:
+    the whole run, whatever the loop step)."""
     if sel is None and step is None and wave is None:
         return None
     if sel is not None and sel[0] == "element":
@@ -80,6 +103,8 @@ def panel_flags(p: Panel, sel: Target | None, step: int | None,
         flags = np.zeros(p.numel, np.uint8)
         flags[sel[2]] = np.bitwise_or.reduce(element_lanes(p, sel[2])[1], initial=0)
         return flags
+    if sel is not None and no_events(p, sel[1]):
+        return map_flags(p, sel[1])
     if sel is not None:
         js = program_events(p, sel[1], step)
     elif wave is not None:

@@ -13,7 +13,7 @@ from kernels.data.trace import OOB_OUTSIDE_VIEW, OP_NAMES, SEVERAL, OOBRecord, T
 
 from ..i18n import QT_TRANSLATE_NOOP, translate
 from .fold import WRAP_COLS, WRAP_ROWS
-from .lighting import Target, element_lanes, program_events, target_events
+from .lighting import Target, element_lanes, map_flags, no_events, program_events, target_events
 from .prepare import LIT_LOAD, LIT_STORE, Panel, PreparedTrace, is_strip
 
 __all__ = [
@@ -117,6 +117,43 @@ def _program_tensor_line(prep: PreparedTrace, p: Panel, pid: int, step: int | No
     return f"  {p.info.name}: {what}  {ranges}  " + translate("GridView", "({n} elements)").format(n=n)
 
 
+def _map_lines(p: Panel, pid: int) -> list[str]:
+    """Panel ``p`` where program ``pid`` has no access event: what the maps say it wrote and read
+    last (``lighting.map_flags``, what is lit), a line each."""
+    flags, out = map_flags(p, pid), []
+    for bit, word in ((LIT_STORE, "written"), (LIT_LOAD, "read")):
+        el = np.flatnonzero(flags & bit)
+        if el.size:
+            n = translate("GridView", "({n} cells)") if p.coarse else translate("GridView", "({n} elements)")
+            out.append(f"  {p.info.name}: {_word(word)} " + translate("GridView", "(from the maps)")
+                       + f"  {_box_words(p, el)}  " + n.format(n=el.size))
+    return out
+
+
+def _kept_words(prep: PreparedTrace) -> str:
+    """The programs that have access events: "programs 0..126 of 4096" (or how many, with gaps)."""
+    kept = np.flatnonzero(np.diff(prep.prog_ev_ptr))
+    first, last, total = int(kept[0]), int(kept[-1]), prep.P
+    if kept.size == last - first + 1:
+        return translate("GridView", "programs {first}..{last} of {total}").format(first=first, last=last, total=total)
+    return translate("GridView", "{n} programs of {total}").format(n=kept.size, total=total)
+
+
+def _maps_note(prep: PreparedTrace, pid: int, names: list[str], missing: bool) -> str:
+    """Why program ``pid`` is lit from the maps (``names``: the tensors lit so; ``missing``: it has
+    no access event at all though it moved bytes), and what that lights."""
+    if not missing:  # its other accesses have events; these were no tile records (gathers, atomics)
+        why = translate("GridView", "{tensors}: no access events of this program").format(tensors=", ".join(names))
+    elif not len(prep.trace.events):
+        why = translate("GridView", "This trace has no access events")
+    else:  # a big GPU trace: the events stop at a whole program (kernels.gpu_trace.footprints)
+        why = translate("GridView", "No access events of this program: the trace kept them for {kept} only").format(
+            kept=_kept_words(prep))
+    return why + " — " + translate(
+        "GridView", "lit from the maps: the cells it wrote, and of those it read only the ones it read last "
+                    "(a tile later programs read too is lit for the last of them).")
+
+
 def _bytes_of(prep: PreparedTrace, es: np.ndarray) -> tuple[int, int]:
     """(bytes loaded, bytes stored) by events ``es`` (an atomic counts as both)."""
     tr = prep.trace
@@ -139,21 +176,32 @@ def program_text(prep: PreparedTrace, pid: int, step: int | None, loop: int) -> 
     at = ("   " + translate("GridView", "(step {step} of the loop at {where})").format(
         step=step + 1, where=loop_name(tr, loop)) if step is not None else "")
     lines = [head + at]
+    st, es = tr.stats, prep.program_events(pid)
+    # no access event at all though it moved bytes: a big GPU trace kept the first programs' only
+    missing = not es.size and int(st.bytes_loaded[pos]) + int(st.bytes_stored[pos]) > 0
+    tensor_lines: list[str] = []
+    names: list[str] = []
     for p in prep.panels:
-        line = _program_tensor_line(prep, p, pid, step)
-        if line is not None:
-            lines.append(line)
-    es = prep.program_events(pid)
+        if no_events(p, pid):  # lit from the maps (lighting.panel_flags)
+            got = _map_lines(p, pid)
+            tensor_lines += got
+            names += [p.info.name] if got else []
+        else:
+            line = _program_tensor_line(prep, p, pid, step)
+            tensor_lines += [line] if line is not None else []
+    if missing or names:  # first, so that the info box shows it (a long text is cut at the end)
+        lines.append(_maps_note(prep, pid, names, missing))
+    lines += tensor_lines
     if step is not None:  # the step's own lanes and bytes; the whole program's bytes after them
         es = es[prep.ev_step[es] == step]
     ev = tr.events
     active, masked, oob = (int(prep.lanes_active[es].sum()), int(ev.n_masked[es].sum()), int(ev.n_oob[es].sum()))
     total = active + masked + oob
     frac = 100.0 * masked / total if total else 0.0
-    lines.append(translate("GridView", "masked lanes: {n} of {total} ({frac:.1f}%)").format(
-        n=masked, total=total, frac=frac)
-        + ("   " + translate("GridView", "out-of-bounds lanes: {n}").format(n=oob) if oob else ""))
-    st = tr.stats
+    if not missing:  # (no events: no lanes to count; "0 of 0" said nothing)
+        lines.append(translate("GridView", "masked lanes: {n} of {total} ({frac:.1f}%)").format(
+            n=masked, total=total, frac=frac)
+            + ("   " + translate("GridView", "out-of-bounds lanes: {n}").format(n=oob) if oob else ""))
     if step is None:
         lines.append(translate("GridView", "bytes loaded {loaded:,}   stored {stored:,}").format(
             loaded=int(st.bytes_loaded[pos]), stored=int(st.bytes_stored[pos])))
