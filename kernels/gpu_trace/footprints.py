@@ -137,7 +137,7 @@ def _within_budget(rec: Recording, rows: torch.Tensor, map_strides: list[tuple[i
     if not bool(fits.all()):  # fits only shrinks along the records: the last one taken apart is past the budget
         upto = int(pid[done].max()) + 1 if bool(done.any()) else 0
         notes.append(f"the accesses of programs 0..{upto - 1} only (more would be over {max_lanes:,} cells or "
-                     f"{max_events:,} accesses): pinning a later program lights nothing")
+                     f"{max_events:,} accesses): a later program pinned is lit from the maps (its writes, and the reads it made last)")
         cut = pid < upto
         keep, pid, cells = keep[cut], pid[cut], cells[cut]
     return rows, first, count, step, tensor, keep, pid, cells, notes
