@@ -49,18 +49,26 @@ def test_a_killed_connection_mid_sweep_is_said_the_points_kept_and_the_next_run_
     win.select_kernel("vector_add")
     win.panel.set_values({"N": 8192, "dtype": "fp32"})
     killed: list[int] = []
+    client = win.worker.client
+    forward = client.on_point
+    read: list[object] = []
 
-    def kill_on_second(_gen, _point):
-        if len(win.session.sweep.points) == 2 and not killed:
+    # the connection is cut on the client's reader thread as the second point is read: cut from the
+    # window's slot instead, a GUI thread lagging on a loaded machine saw the second point only
+    # after ssh had carried every point, and the sweep finished whole (no Resume to offer)
+    def kill_on_second(gen, point):
+        read.append(point)
+        if len(read) == 2 and not killed:
             killed.append(win.worker.pid)
             os.kill(win.worker.pid, signal.SIGKILL)  # the ssh client: the connection drops
+        forward(gen, point)
 
-    win.worker.point.connect(kill_on_second)
+    client.on_point = kill_on_second
     try:
         assert win.start_sweep({"BLOCK_SIZE": [16, 32, 64, 128, 256, 512]}) is not None
         wait_until(lambda: win.banner.button("Resume sweep") is not None, 120, "the Resume offer")
     finally:
-        win.worker.point.disconnect(kill_on_second)
+        client.on_point = forward
     assert killed and "ssh" in win.banner.text() and "127.0.0.1" in win.banner.text()
     # the points that crossed before the connection dropped are kept (ssh may have carried one
     # more after the kill: it finished on the server before the link went)
