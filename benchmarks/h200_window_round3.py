@@ -43,7 +43,7 @@ from typing import Any
 
 T_START = time.perf_counter()
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import isolate_this_process, poll_until  # noqa: E402
+from harness import fill_sweep_dialog, isolate_this_process, poll_until  # noqa: E402
 
 THINK_S = 3.0  # the user setting up the first sweep, from the worker's ready to the OK click
 SIZES = ((1366, 768), (1920, 1080))
@@ -239,21 +239,6 @@ def ready(win: Any) -> bool:
     return win.run_action.isEnabled() and not win._busy_kinds()
 
 
-def fill_dialog(dlg: Any, axes: dict[str, str]) -> None:
-    """The Sweep dialog filled as a user does (sweep_window.py): parameters picked, values typed."""
-    from PySide6.QtTest import QTest
-
-    for i, (name, values) in enumerate(axes.items()):
-        if i >= 2:
-            dlg.add_param(name)
-        else:
-            if i == 1:
-                dlg.second.setChecked(True)
-            dlg.set_param(i, name)
-        dlg.values_edit[i].selectAll()
-        QTest.keyClicks(dlg.values_edit[i], values)
-
-
 def one_sweep(win: Any, w: Watch, axes: dict[str, str], click_at: float | None) -> dict[str, Any]:
     """Open the dialog, fill it, (wait until ``click_at``), click OK; time to the ranking."""
     from PySide6.QtCore import Qt
@@ -263,7 +248,7 @@ def one_sweep(win: Any, w: Watch, axes: dict[str, str], click_at: float | None) 
     dlg = win.open_sweep_dialog()
     if dlg is None:
         raise StepFailed("the Sweep dialog did not open")
-    fill_dialog(dlg, axes)
+    fill_sweep_dialog(dlg, axes)
     out: dict[str, Any] = {"dialog": dlg.message.text(), "ok_enabled": dlg.ok_button().isEnabled(),
                            "mode": dlg.mode(), "axes": {k: list(v) for k, v in dlg.axes().items()}}
     if not out["ok_enabled"]:

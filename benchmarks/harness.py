@@ -12,8 +12,9 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-__all__ = ["ROOT", "isolate_this_process", "isolated_env", "poll_until", "wait_until"]
+__all__ = ["ROOT", "fill_sweep_dialog", "isolate_this_process", "isolated_env", "poll_until", "wait_until"]
 
 ROOT = Path(__file__).resolve().parents[1]
 _DIR_VARS = ("TILESCOPE_CACHE_DIR", "TILESCOPE_CONFIG_DIR", "TILESCOPE_DATA_DIR")
@@ -68,3 +69,19 @@ def wait_until(pred: Callable[[], object], timeout: float, what: str = "a benchm
     """``poll_until`` that ends the benchmark with one line naming ``what`` when it times out."""
     if not poll_until(pred, timeout, step_ms=step_ms):
         raise SystemExit(f"timed out after {timeout:g} s waiting for {what}")
+
+
+def fill_sweep_dialog(dlg: Any, axes: dict[str, str]) -> None:
+    """The Sweep dialog filled as a user does: each axis's parameter picked (the first two in
+    their rows, more added), its values typed."""
+    from PySide6.QtTest import QTest
+
+    for i, (name, values) in enumerate(axes.items()):
+        if i >= 2:
+            dlg.add_param(name)
+        else:
+            if i == 1:
+                dlg.second.setChecked(True)
+            dlg.set_param(i, name)
+        dlg.values_edit[i].selectAll()
+        QTest.keyClicks(dlg.values_edit[i], values)

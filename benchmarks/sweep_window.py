@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness import ROOT, isolate_this_process, wait_until
+from harness import ROOT, fill_sweep_dialog, isolate_this_process, wait_until
 
 #: kernel -> (fixed values, the three axes, a constraint, the runs made before the sweep)
 CASES = {
@@ -74,15 +74,7 @@ def main() -> int:
 
     dlg = win.open_sweep_dialog()
     assert dlg is not None
-    for i, (name, values) in enumerate(axes.items()):
-        if i >= 2:
-            dlg.add_param(name)
-        else:
-            if i == 1:
-                dlg.second.setChecked(True)
-            dlg.set_param(i, name)
-        dlg.values_edit[i].selectAll()
-        QTest.keyClicks(dlg.values_edit[i], values)
+    fill_sweep_dialog(dlg, axes)
     QTest.keyClicks(dlg.where_edit, where)
     print(f"dialog: {dlg.message.text()}")
     t0 = time.perf_counter()
