@@ -16,11 +16,9 @@ from kernels.trace.render import loop_steps, render
 
 pytest.importorskip("PySide6.QtWidgets")
 
-from views.grid_view.text import loop_label  # noqa: E402
+from fixtures.matmul_trace import MM, MM_VALUES  # noqa: E402
 
-MM = ["trace", "matmul", "-s", "M=64", "-s", "N=64", "-s", "K=64", "-p", "BLOCK_M=16", "-p", "BLOCK_N=16",
-      "-p", "BLOCK_K=16"]
-MM_VALUES = {"M": 64, "N": 64, "K": 64, "BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16, "dtype": "fp16"}
+from views.grid_view.text import loop_label  # noqa: E402
 
 
 @pytest.fixture(scope="module")

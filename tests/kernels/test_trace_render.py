@@ -10,6 +10,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from fixtures.matmul_trace import MM, MM_VALUES
 from PIL import Image, ImageFont
 
 import kernels.catalog  # noqa: F401  (registers the bundled kernels)
@@ -17,10 +18,6 @@ from app.cli import main
 from kernels.specs.spec import REGISTRY
 from kernels.trace import trace_spec
 from kernels.trace.render import PALETTE, render, step_trace
-
-MM = ["trace", "matmul", "-s", "M=64", "-s", "N=64", "-s", "K=64", "-p", "BLOCK_M=16", "-p", "BLOCK_N=16",
-      "-p", "BLOCK_K=16"]
-MM_VALUES = {"M": 64, "N": 64, "K": 64, "BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16, "dtype": "fp16"}
 
 
 @pytest.fixture(scope="module")
