@@ -433,10 +433,10 @@ def test_a_background_trace_is_prepared_off_the_gui_thread(qtbot, view, big_trac
     probe.setInterval(5)
     probe.timeout.connect(lambda: ticks.append(time.perf_counter()))
     probe.start()
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # the GUI thread's own CPU time: a loaded machine does not move it
     with qtbot.waitSignal(view.traceApplied, timeout=30000) as blocker:
         view.set_trace(big_trace, background=True)
-        submit_s = time.perf_counter() - t0
+        submit_s = time.thread_time() - t0
         assert view.is_loading() and view.trace() is old
         view.hover_program(1)  # the old trace still answers
         assert np.flatnonzero(view.lit_elements("x_ptr")).tolist() == list(range(256, 512))

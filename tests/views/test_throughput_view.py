@@ -206,9 +206,9 @@ def test_lines_turn_thin_before_they_turn_slow(view):
         view.add_result(r)
     view.flush()
     view.grab()
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # this thread's CPU time: a loaded machine does not move it
     view.grab()
-    paint_250 = time.perf_counter() - t0
+    paint_250 = time.thread_time() - t0
     assert paint_250 < 0.2, paint_250  # ~10 ms here; the thick lines took ~0.1 s
     view.clear()
     view.add_result(results[0])
