@@ -1008,6 +1008,10 @@ It runs the kernel&apos;s Python body on the CPU, so there are no registers, sha
         <translation>&lt;b&gt;程序&lt;/b&gt; — {count}，{desc}</translation>
     </message>
     <message>
+        <source>&lt;b&gt;Programs&lt;/b&gt; — {count},&lt;br&gt;{desc}</source>
+        <translation>&lt;b&gt;程序&lt;/b&gt; — {count}，&lt;br&gt;{desc}</translation>
+    </message>
+    <message>
         <source>scalar</source>
         <translation>标量</translation>
     </message>

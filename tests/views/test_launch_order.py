@@ -177,3 +177,40 @@ def test_wave_state_validates():
     assert seen == [0, 1, 2, 0]
     with pytest.raises(ValueError, match="outside 0..2"):
         st.set_wave(3)
+
+
+@pytest.mark.parametrize("demo", ["attention", "matmul"])
+def test_with_the_launch_order_open_on_a_laptop_the_maps_stack_instead_of_scrolling_sideways(qtbot, demo):
+    # breaks if opening the launch order beside the maps of a laptop-sized view (it takes up to
+    # 330 of the view's ~770 px) leaves 2-D maps side by side wider than what is left: the learner
+    # had to scroll sideways to see the output (C, Out) — the maps go one under the other instead
+    from PySide6.QtWidgets import QScrollArea
+
+    from views.demo import demo_attention
+
+    trace = demo_attention() if demo == "attention" else demo_matmul()
+    view = _view(qtbot, trace)
+    view.show_launch_order(True)
+    wide_rows = {round(view._tile_plot(n).sceneBoundingRect().top()) for n in view.tensor_names()}
+    assert len(wide_rows) < len(view.tensor_names()), "at 1600 px the maps are side by side"
+    view.resize(770, 640)  # the grid's room in a 1366×768 window
+    qtbot.waitUntil(lambda: view.graphics_view().width() < 500, timeout=10000)
+    view._refit()
+    qtbot.wait(20)
+    scroll = view.findChild(QScrollArea)
+    assert scroll.horizontalScrollBar().maximum() == 0, "the maps need a sideways scroll"
+    glw = view.graphics_view()
+    for name in view.tensor_names():
+        plot = view._tile_plot(name)
+        title = plot.titleLabel.item.sceneBoundingRect()
+        assert plot.sceneBoundingRect().right() <= glw.width() + 1, name
+        assert title.width() <= plot.sceneBoundingRect().width() + 1, f"{name}'s title is cut"
+    grid = view._canvas.prog.plot  # the program grid too: its title takes two lines, not the grid's width
+    assert grid.titleLabel.item.sceneBoundingRect().right() <= glw.width() + 1
+    assert grid.vb.sceneBoundingRect().right() <= glw.width() + 1
+    narrow_rows = {round(view._tile_plot(n).sceneBoundingRect().top()) for n in view.tensor_names()}
+    assert len(narrow_rows) > len(wide_rows)
+    view.show_launch_order(False)  # room again: side by side again
+    qtbot.wait(20)
+    view._refit()
+    assert scroll.horizontalScrollBar().maximum() == 0

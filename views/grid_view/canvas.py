@@ -247,6 +247,8 @@ class GridCanvas:
         self.slots: list[PlotSlot] = []
         self._placed: list[tuple] = []  # the plots in the layout: (plot, row, col, colspan)
         self._beside: set[int] = set()  # panels that share their row (their titles take two lines)
+        self._two_line: set[int] = set()  # panels whose titles take two lines
+        self._grid_two_lines = False  # the program grid's title takes two lines
         self._prep: PreparedTrace | None = None
         self._lut: np.ndarray | None = None
         self._z = 0
@@ -312,14 +314,15 @@ class GridCanvas:
             cell = max(cell, min(18.0, inner_w / max(1, math.ceil(prep.P / max(rows, 1)))))
         return 56 + max(26, int(rows * cell))
 
-    def _map_rows(self, prep: PreparedTrace, pair_strips: bool = False) -> tuple[list[list[int]], int]:
+    def _map_rows(self, prep: PreparedTrace, pair_strips: bool = False,
+                  max_cols: int = 3) -> tuple[list[list[int]], int]:
         """The maps' rows of the layout (panel indices) and the columns a 2-D row has: a 1-D map
-        alone on a full-width row, 2-D maps up to three a row, balanced (4 maps: 2 + 2).
+        alone on a full-width row, 2-D maps up to ``max_cols`` (3) a row, balanced (4 maps: 2 + 2).
         ``pair_strips``: two 1-D maps of one length (layernorm's Mean and Rstd) share a row, so
         that a tall layout fits (only beside at most two 2-D maps a row: the halves line up)."""
         two_d = [p.index for p in prep.panels if not is_strip(p)]
-        ncols = max(1, math.ceil(len(two_d) / math.ceil(len(two_d) / 3))) if two_d else 1
-        pair_strips = pair_strips and ncols <= 2
+        ncols = max(1, math.ceil(len(two_d) / math.ceil(len(two_d) / max_cols))) if two_d else 1
+        pair_strips = pair_strips and ncols <= 2 and max_cols >= 2
         rows: list[list[int]] = []
         current: list[int] = []
         for p in prep.panels:
@@ -386,33 +389,41 @@ class GridCanvas:
             flexible -= short
         return [heights[i] for i in range(len(rows))]
 
-    def layout(self, prep: PreparedTrace, width: int, height: int) -> Iterator[None]:
+    def layout(self, prep: PreparedTrace, width: int, height: int, max_cols: int = 3) -> Iterator[None]:
         """Title, size and place every plot for ``prep`` in a view of ``width`` × ``height``
         pixels; yields between plots (a few ms each). ``fit`` follows, once the layout has
-        given every plot its size."""
+        given every plot its size. 2-D maps that would not fit side by side in ``width`` (their
+        titles and least widths: the launch order open beside them on a laptop) are laid out
+        with fewer a row, so that the view scrolls down, never sideways, where it can."""
         self._prep = prep
         spacing = 6
-        grid_h = self._grid_height(prep, width, height)
-        rows, ncols = self._map_rows(prep)
+        ps = self.prog
+        ps.configure(grid_title(prep), 1, prep.grows, prep.gw)
+        # a title wider than the view (launch order open on a laptop) takes two lines
+        self._grid_two_lines = ps.plot.titleLabel.item.boundingRect().width() + 24 > width
+        if self._grid_two_lines:
+            ps.configure(grid_title(prep, two_lines=True), 1, prep.grows, prep.gw)
+        grid_h = self._grid_height(prep, width, height) + (20 if self._grid_two_lines else 0)
+        rows, ncols = self._map_rows(prep, max_cols=max_cols)
         # what the layout adds around the plots (margins, the frame) is not exactly known: 16 px
         # spare, so a view that fits does not get a scroll bar for a few pixels
         heights = self._map_heights(prep, rows, height - grid_h - spacing * (len(rows) + 1) - 16)
         if grid_h + sum(heights) + spacing * (len(rows) + 1) + 16 > height:  # taller than the view: pair 1-D maps
-            paired, pcols = self._map_rows(prep, pair_strips=True)
+            paired, pcols = self._map_rows(prep, pair_strips=True, max_cols=max_cols)
             if len(paired) < len(rows):
                 rows, ncols = paired, pcols
                 heights = self._map_heights(prep, rows, height - grid_h - spacing * (len(rows) + 1) - 16)
-        ps = self.prog
-        ps.configure(grid_title(prep), 1, prep.grows, prep.gw)
         _fix_height(ps.plot, grid_h)
         ps.plot.setMinimumWidth(0)
         placed: list[tuple[pg.PlotItem, int, int, int]] = [(ps.plot, 0, 0, ncols)]
         self._beside = {i for row in rows if len(row) > 1 for i in row}
+        # titles of two lines: maps beside others, and every 2-D map of a layout narrowed to fit
+        self._two_line = self._beside | ({p.index for p in prep.panels if not is_strip(p)} if max_cols < 3 else set())
         for r, (row, h) in enumerate(zip(rows, heights, strict=True), start=1):
             yield
             for c, i in enumerate(row):
                 p, slot = prep.panels[i], self.slots[i]
-                slot.configure(panel_title(p, theme.FAIL, i in self._beside), 1, p.rows, p.cols)
+                slot.configure(panel_title(p, theme.FAIL, i in self._two_line), 1, p.rows, p.cols)
                 _fix_height(slot.plot, h)
                 # never narrower than its title (a title is not wrapped: it would be cut off),
                 # nor than 160 px (too small to hover an element)
@@ -433,7 +444,15 @@ class GridCanvas:
         total = grid_h + sum(heights) + spacing * (len(rows) + 1) + 16
         self.glw.setMinimumHeight(max(320, total))
         need = self.glw.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
-        self.glw.setMinimumWidth(max(420, int(need.width()) + 8))
+        if int(need.width()) + 8 > width and max_cols > 1 and any(len(row) > 1 for row in rows):
+            yield from self.layout(prep, width, height, max_cols=min(max_cols, ncols) - 1)
+            return
+        # (a 420-px floor, less where the view is narrower: stacked maps that fit in 410 px
+        # must not scroll sideways for 10 px of floor)
+        self.glw.setMinimumWidth(max(min(420, width), int(need.width()) + 8))
+        # a wider layout tried first grew the plots' layout to its least size, and it does not
+        # shrink back by itself where the view keeps its size: give it the view's rectangle again
+        self.glw.ci.setGeometry(self.glw.range)
 
     def settle(self) -> None:
         """Apply now what the next paint would (pending layout requests, each view box's range
@@ -461,7 +480,7 @@ class GridCanvas:
         groups: dict[tuple, PlotSlot] = {}
         for p, slot in zip(prep.panels, self.slots, strict=False):
             f = p.fold
-            slot.plot.setTitle(panel_title(p, theme.FAIL, p.index in self._beside))
+            slot.plot.setTitle(panel_title(p, theme.FAIL, p.index in self._two_line))
             # the axes count elements, never drawn cells: a reduced map's cell is kr × kc of them
             kr, kc = p.cell
             slot.left.row_len = f.chunk * kc if f.kind == FOLD else kr
@@ -495,7 +514,7 @@ class GridCanvas:
 
     def _apply_grid(self, prep: PreparedTrace) -> None:
         ps = self.prog
-        ps.plot.setTitle(grid_title(prep))
+        ps.plot.setTitle(grid_title(prep, self._grid_two_lines))
         ps.left.row_len = prep.gw if prep.folded_grid else 1  # a fold's row: its first pid
         for axis in (ps.left, ps.top):
             axis.setTicks(None)

@@ -11,6 +11,8 @@ counting is ``kernels.data.maps.wave_loads``, Qt-free; this module only shows it
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer
@@ -131,6 +133,7 @@ class LaunchPanel(QWidget):
         self.chart.hideButtons()
         self.chart.setLabel("left", translate("GridView", "tiles"))
         self.chart.setLabel("bottom", translate("GridView", "wave"))
+        self.chart.getAxis("bottom").enableAutoSIPrefix(False)
         self._bars = [pg.BarGraphItem(x=[], height=[], width=0.4, brush=c) for c in (RECORDED_COLOUR, ROW_MAJOR_COLOUR)]
         for b in self._bars:
             self.chart.addItem(b)
@@ -179,6 +182,10 @@ class LaunchPanel(QWidget):
         self._bars[1].setOpts(x=xs + 0.2, height=self.row_major.total_tiles()[:n], width=0.4)
         top = max(1, int(max(self.recorded.total_tiles().max(), self.row_major.total_tiles().max())))
         self.chart.setRange(xRange=(-0.7, n - 0.3), yRange=(0, top * 1.1), padding=0)
+        # waves counted from 1 as the label under the slider counts them, whole numbers only
+        # (one wave's axis read "-500 0 500, wave (x0.001)")
+        step = max(1, math.ceil(n / 10))
+        self.chart.getAxis("bottom").setTicks([[(i, str(i + 1)) for i in range(0, n, step)], []])
         with QSignalBlocker(self.slider):
             self.slider.setRange(0, max(n - 1, 0))
         self._show_wave()

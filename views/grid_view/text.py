@@ -319,8 +319,9 @@ def oob_header(n: int) -> str:
                                                 "(click one):")
 
 
-def grid_title(prep: PreparedTrace) -> str:
-    """Rich-text title of the program grid."""
+def grid_title(prep: PreparedTrace, two_lines: bool = False) -> str:
+    """Rich-text title of the program grid; ``two_lines``: the grid's shape on a second line
+    (a title is not wrapped: one wider than a narrow view pushed the grid past its right edge)."""
     gx, gy, gz = prep.trace.grid
     if prep.folded_grid:
         desc = (translate("GridView", "1-D grid ({gx},)").format(gx=gx)
@@ -330,6 +331,8 @@ def grid_title(prep: PreparedTrace) -> str:
             dims=f"{gx}, {gy}{', ' + str(gz) if gz > 1 else ''}")
     count = (translate("GridView", "{n} program") if prep.P == 1 else translate("GridView", "{n} programs")).format(
         n=prep.P)
+    if two_lines:
+        return translate("GridView", "<b>Programs</b> — {count},<br>{desc}").format(count=count, desc=desc)
     return translate("GridView", "<b>Programs</b> — {count}, {desc}").format(count=count, desc=desc)
 
 
