@@ -1,6 +1,6 @@
 """The window at a laptop's and a desktop's screen size, as a first start opens it: vector add
-2^22, matmul, softmax 1823×781 with program 900 pinned, attention, layernorm and a docked
-lesson, in English or in Chinese.
+2^22, matmul, softmax 1823×781 with program 900 pinned, attention, layernorm, matmul 512³ with
+the launch order open, and a docked lesson, in English or in Chinese.
 
     xvfb-run -a -s "-screen 0 1366x768x24" env QT_QPA_PLATFORM=xcb python benchmarks/laptop_screenshots.py OUT_DIR
     xvfb-run -a -s "-screen 0 1920x1080x24" env QT_QPA_PLATFORM=xcb python benchmarks/laptop_screenshots.py OUT_DIR
@@ -34,6 +34,7 @@ def scenes(matmul: int) -> list[tuple[str, str, dict | None, str | None]]:
         ("softmax_1823x781_pin900", "softmax", {"M": 1823, "N": 781}, "pin900"),
         ("attention", "attention", None, None),
         ("layernorm", "layernorm", None, None),
+        ("matmul_512_launch_order", "matmul", {"M": 512, "N": 512, "K": 512}, "launch"),
         ("lesson_docked", "vector_add", None, "lesson"),
     ]
 
@@ -91,6 +92,8 @@ def main() -> int:
         if then == "pin900":
             win.grid.hover_program(900)
             win.grid.pin()
+        if then == "launch":
+            win.grid.show_launch_order(True)
         if then == "lesson":
             win.docks.lessons.show()
             win.docks.lessons.raise_()
@@ -107,6 +110,8 @@ def main() -> int:
         print(f"{path.name}: window {g.width()}x{g.height()}, grid {win.grid.width()}x{win.grid.height()}", flush=True)
         if then == "lesson":
             win.docks.history.raise_()
+        if then == "launch":
+            win.grid.show_launch_order(False)
     win.close()
     return 0
 

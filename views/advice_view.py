@@ -38,7 +38,7 @@ from kernels.data.advice import Advice, Finding, Proposal, Trial
 from kernels.data.backends import GPU, INTERPRETER
 
 from .elided_label import ElidedLabel
-from .engine_words import advice_text, engine_text
+from .engine_words import advice_text, engine_text, evidence_row
 from .i18n import translate
 from .preview import preview
 
@@ -174,8 +174,8 @@ class AdviceView(QWidget):
     @staticmethod
     def detail_html(f: Finding) -> str:
         e = html.escape
-        rows = "".join(f"<tr><td>{e(str(k))}</td><td><b>{e(str(v))}</b></td></tr>"
-                       for k, v in f.evidence.items() if v is not None)
+        rows = "".join(f"<tr><td>{e(label)}</td><td><b>{e(value)}</b></td></tr>"
+                       for label, value in (evidence_row(k, v) for k, v in f.evidence.items() if v is not None))
         evidence = translate("AdviceView", "Evidence")
         parts = [f"<p><b>{e(AdviceView.text(f, 'title'))}</b></p>", f"<p>{e(AdviceView.text(f, 'detail'))}</p>",
                  f"<p>{e(evidence)}:</p><table cellspacing='4'>{rows}</table>"]

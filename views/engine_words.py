@@ -12,7 +12,7 @@ import re
 
 from .words import QT_TRANSLATE_NOOP, translate
 
-__all__ = ["ADVISOR_ARGUMENT_WORDS", "ADVISOR_TEMPLATES", "ENGINE_SENTENCES", "advice_text", "engine_text"]
+__all__ = ["ADVISOR_ARGUMENT_WORDS", "ADVISOR_EVIDENCE_LABELS", "ADVISOR_TEMPLATES", "ENGINE_SENTENCES", "advice_text", "engine_text", "evidence_row"]
 
 #: (pattern of the engine's words, the same words with the pattern's groups as {placeholders})
 ENGINE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -115,6 +115,58 @@ ADVISOR_ARGUMENT_WORDS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("Advisor", 'a tensor'),
 )
 
+#: the advisor's evidence keys (``Finding.evidence``; ``kernels/advisor/rules.py``) as the window
+#: names them, translated (context ``Advisor``); a key not here is shown as it is
+ADVISOR_EVIDENCE_LABELS: dict[str, str] = {
+    "a_panels": QT_TRANSLATE_NOOP("Advisor", "A row panels a wave loads"),
+    "b_panels": QT_TRANSLATE_NOOP("Advisor", "B column panels a wave loads"),
+    "block": QT_TRANSLATE_NOOP("Advisor", "block (elements)"),
+    "block_efficiency": QT_TRANSLATE_NOOP("Advisor", "coalescing efficiency of the whole block"),
+    "duplicated": QT_TRANSLATE_NOOP("Advisor", "threads per element"),
+    "efficiency": QT_TRANSLATE_NOOP("Advisor", "efficiency"),
+    "elements": QT_TRANSLATE_NOOP("Advisor", "elements in the block"),
+    "elements_per_thread": QT_TRANSLATE_NOOP("Advisor", "elements per thread"),
+    "flop_per_byte": QT_TRANSLATE_NOOP("Advisor", "FLOP per byte"),
+    "gbps": QT_TRANSLATE_NOOP("Advisor", "GB/s"),
+    "group": QT_TRANSLATE_NOOP("Advisor", "GROUP_SIZE_M now"),
+    "grouped_gb": QT_TRANSLATE_NOOP("Advisor", "GB moved, grouped"),
+    "ideal_per_request": QT_TRANSLATE_NOOP("Advisor", "ideal sectors per request"),
+    "l2_mb": QT_TRANSLATE_NOOP("Advisor", "L2 size (MB)"),
+    "lane_stride_bytes": QT_TRANSLATE_NOOP("Advisor", "stride between lanes (bytes)"),
+    "last_wave_full": QT_TRANSLATE_NOOP("Advisor", "last wave's fill"),
+    "launch_gb": QT_TRANSLATE_NOOP("Advisor", "GB moved, this launch"),
+    "limiter": QT_TRANSLATE_NOOP("Advisor", "limited by"),
+    "masked_fraction": QT_TRANSLATE_NOOP("Advisor", "masked lanes (fraction)"),
+    "misaligned_vector_bytes": QT_TRANSLATE_NOOP("Advisor", "misaligned vector (bytes)"),
+    "num_warps": QT_TRANSLATE_NOOP("Advisor", "num_warps"),
+    "pct_of_roof": QT_TRANSLATE_NOOP("Advisor", "% of the roof"),
+    "per_wave": QT_TRANSLATE_NOOP("Advisor", "programs per wave"),
+    "programs": QT_TRANSLATE_NOOP("Advisor", "programs"),
+    "programs_per_sm": QT_TRANSLATE_NOOP("Advisor", "programs per SM"),
+    "programs_sampled": QT_TRANSLATE_NOOP("Advisor", "programs sampled"),
+    "programs_traced": QT_TRANSLATE_NOOP("Advisor", "programs traced"),
+    "registers": QT_TRANSLATE_NOOP("Advisor", "registers per thread"),
+    "registers_for_one_more": QT_TRANSLATE_NOOP("Advisor", "registers per thread for one more program"),
+    "ridge": QT_TRANSLATE_NOOP("Advisor", "ridge (FLOP per byte)"),
+    "sectors_per_request": QT_TRANSLATE_NOOP("Advisor", "sectors per request"),
+    "share_of_sectors": QT_TRANSLATE_NOOP("Advisor", "share of the kernel's sectors"),
+    "shared_bytes": QT_TRANSLATE_NOOP("Advisor", "shared memory per program (bytes)"),
+    "shared_for_one_more": QT_TRANSLATE_NOOP("Advisor", "shared memory per program for one more (bytes)"),
+    "sm_busy": QT_TRANSLATE_NOOP("Advisor", "SMs busy (fraction)"),
+    "sms": QT_TRANSLATE_NOOP("Advisor", "SMs"),
+    "spill_bytes_per_thread": QT_TRANSLATE_NOOP("Advisor", "spilled bytes per thread"),
+    "spill_instructions": QT_TRANSLATE_NOOP("Advisor", "spill instructions"),
+    "spill_instructions_on_line": QT_TRANSLATE_NOOP("Advisor", "spill instructions on this line"),
+    "tail_busy": QT_TRANSLATE_NOOP("Advisor", "SMs busy in the tail (fraction)"),
+    "tail_share": QT_TRANSLATE_NOOP("Advisor", "tail's share of the time"),
+    "tflops": QT_TRANSLATE_NOOP("Advisor", "TFLOP/s"),
+    "threads": QT_TRANSLATE_NOOP("Advisor", "threads"),
+    "vector_bits": QT_TRANSLATE_NOOP("Advisor", "vector width (bits)"),
+    "warps_pct": QT_TRANSLATE_NOOP("Advisor", "warps resident (% of the SM's)"),
+    "wave_mb": QT_TRANSLATE_NOOP("Advisor", "MB a wave loads"),
+    "waves": QT_TRANSLATE_NOOP("Advisor", "waves"),
+}
+
 
 def advice_text(parts: list[tuple[str, dict[str, str]]] | None, english: str) -> str:
     """A finding's text (``Finding.words[field]``: its fragments, each a template and its values)
@@ -127,3 +179,12 @@ def advice_text(parts: list[tuple[str, dict[str, str]]] | None, english: str) ->
     return "".join(translate("Advisor", t).format(**{k: translate("Advisor", v) if v in words else v
                                                       for k, v in values.items()})
                    for t, values in parts)
+
+
+def evidence_row(key: str, value: object) -> tuple[str, str]:
+    """(label, value) of one evidence entry in the window's language: the key named (its label in
+    ``ADVISOR_EVIDENCE_LABELS``, translated; else the key), a value that is one of
+    ``ADVISOR_ARGUMENT_WORDS`` ("shared memory") translated, any other value as it is."""
+    label = translate("Advisor", ADVISOR_EVIDENCE_LABELS[key]) if key in ADVISOR_EVIDENCE_LABELS else key
+    text = str(value)
+    return label, translate("Advisor", text) if text in ADVISOR_ARGUMENT_WORDS else text

@@ -3771,5 +3771,193 @@ Press Trace (Ctrl+T) to record on the GPU which program touches which element of
         <source>a tensor</source>
         <translation>某个张量</translation>
     </message>
+    <message>
+        <source>A row panels a wave loads</source>
+        <translation>每波加载的 A 行块数</translation>
+    </message>
+    <message>
+        <source>B column panels a wave loads</source>
+        <translation>每波加载的 B 列块数</translation>
+    </message>
+    <message>
+        <source>block (elements)</source>
+        <translation>块形状（元素）</translation>
+    </message>
+    <message>
+        <source>coalescing efficiency of the whole block</source>
+        <translation>整块的合并效率</translation>
+    </message>
+    <message>
+        <source>threads per element</source>
+        <translation>每元素线程数</translation>
+    </message>
+    <message>
+        <source>efficiency</source>
+        <translation>效率</translation>
+    </message>
+    <message>
+        <source>elements in the block</source>
+        <translation>块内元素数</translation>
+    </message>
+    <message>
+        <source>elements per thread</source>
+        <translation>每线程元素数</translation>
+    </message>
+    <message>
+        <source>FLOP per byte</source>
+        <translation>每字节 FLOP</translation>
+    </message>
+    <message>
+        <source>GB/s</source>
+        <translation>带宽（GB/s）</translation>
+    </message>
+    <message>
+        <source>GROUP_SIZE_M now</source>
+        <translation>当前 GROUP_SIZE_M</translation>
+    </message>
+    <message>
+        <source>GB moved, grouped</source>
+        <translation>分组后传输的 GB</translation>
+    </message>
+    <message>
+        <source>ideal sectors per request</source>
+        <translation>每请求理想扇区数</translation>
+    </message>
+    <message>
+        <source>L2 size (MB)</source>
+        <translation>L2 容量（MB）</translation>
+    </message>
+    <message>
+        <source>stride between lanes (bytes)</source>
+        <translation>相邻线程的步长（字节）</translation>
+    </message>
+    <message>
+        <source>last wave's fill</source>
+        <translation>最后一波的填充比例</translation>
+    </message>
+    <message>
+        <source>GB moved, this launch</source>
+        <translation>本次启动传输的 GB</translation>
+    </message>
+    <message>
+        <source>limited by</source>
+        <translation>限制因素</translation>
+    </message>
+    <message>
+        <source>masked lanes (fraction)</source>
+        <translation>被屏蔽线程的比例</translation>
+    </message>
+    <message>
+        <source>misaligned vector (bytes)</source>
+        <translation>未对齐的向量（字节）</translation>
+    </message>
+    <message>
+        <source>num_warps</source>
+        <translation>warp 数（num_warps）</translation>
+    </message>
+    <message>
+        <source>% of the roof</source>
+        <translation>占屋顶的百分比</translation>
+    </message>
+    <message>
+        <source>programs per wave</source>
+        <translation>每波程序数</translation>
+    </message>
+    <message>
+        <source>programs</source>
+        <translation>程序数</translation>
+    </message>
+    <message>
+        <source>programs per SM</source>
+        <translation>每个 SM 的程序数</translation>
+    </message>
+    <message>
+        <source>programs sampled</source>
+        <translation>抽样的程序数</translation>
+    </message>
+    <message>
+        <source>programs traced</source>
+        <translation>追踪的程序数</translation>
+    </message>
+    <message>
+        <source>registers per thread</source>
+        <translation>每线程寄存器数</translation>
+    </message>
+    <message>
+        <source>registers per thread for one more program</source>
+        <translation>多驻留一个程序所需的每线程寄存器数</translation>
+    </message>
+    <message>
+        <source>ridge (FLOP per byte)</source>
+        <translation>脊点（每字节 FLOP）</translation>
+    </message>
+    <message>
+        <source>sectors per request</source>
+        <translation>每请求扇区数</translation>
+    </message>
+    <message>
+        <source>share of the kernel's sectors</source>
+        <translation>占内核扇区的比例</translation>
+    </message>
+    <message>
+        <source>shared memory per program (bytes)</source>
+        <translation>每程序共享内存（字节）</translation>
+    </message>
+    <message>
+        <source>shared memory per program for one more (bytes)</source>
+        <translation>多驻留一个程序所需的每程序共享内存（字节）</translation>
+    </message>
+    <message>
+        <source>SMs busy (fraction)</source>
+        <translation>SM 忙碌比例</translation>
+    </message>
+    <message>
+        <source>SMs</source>
+        <translation>SM 数</translation>
+    </message>
+    <message>
+        <source>spilled bytes per thread</source>
+        <translation>每线程溢出字节数</translation>
+    </message>
+    <message>
+        <source>spill instructions</source>
+        <translation>溢出指令数</translation>
+    </message>
+    <message>
+        <source>spill instructions on this line</source>
+        <translation>本行的溢出指令数</translation>
+    </message>
+    <message>
+        <source>SMs busy in the tail (fraction)</source>
+        <translation>尾部 SM 忙碌比例</translation>
+    </message>
+    <message>
+        <source>tail's share of the time</source>
+        <translation>尾部占用的时间比例</translation>
+    </message>
+    <message>
+        <source>TFLOP/s</source>
+        <translation>算力（TFLOP/s）</translation>
+    </message>
+    <message>
+        <source>threads</source>
+        <translation>线程数</translation>
+    </message>
+    <message>
+        <source>vector width (bits)</source>
+        <translation>向量宽度（位）</translation>
+    </message>
+    <message>
+        <source>warps resident (% of the SM's)</source>
+        <translation>驻留 warp 占 SM 的百分比</translation>
+    </message>
+    <message>
+        <source>MB a wave loads</source>
+        <translation>每波加载的 MB</translation>
+    </message>
+    <message>
+        <source>waves</source>
+        <translation>波数</translation>
+    </message>
 </context>
 </TS>

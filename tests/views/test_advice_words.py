@@ -7,6 +7,7 @@ template nobody translated), or a translation drops a number the English carries
 
 from __future__ import annotations
 
+import ast
 import string
 import xml.etree.ElementTree as ET
 
@@ -19,7 +20,7 @@ from kernels.data.results import CompileFacts, Metrics, RunRequest, RunResult
 from kernels.sources.lookup import get_spec
 from views import i18n
 from views.advice_view import AdviceView
-from views.engine_words import ADVISOR_ARGUMENT_WORDS, ADVISOR_TEMPLATES, advice_text
+from views.engine_words import ADVISOR_ARGUMENT_WORDS, ADVISOR_EVIDENCE_LABELS, ADVISOR_TEMPLATES, advice_text
 
 
 def _translations(context: str) -> dict[str, str]:
@@ -102,3 +103,56 @@ def test_the_card_shows_a_rules_finding_in_chinese(qtbot, chinese):
     html = w.detail.toHtml()
     assert "占用率受寄存器限制" in html and "occupancy is limited" not in html
     assert all(t != f.title for t, f in zip(titles, found, strict=True))
+
+
+
+def _evidence_keys_the_rules_write() -> set[str]:
+    """The keys of every ``evidence`` a rule builds (dict literals passed or assigned as
+    ``evidence``, ``evidence["key"] = ...``) and of the measured tail it merges in, read from
+    kernels/advisor/rules.py."""
+    from kernels.advisor import rules
+
+    tree = ast.parse(open(rules.__file__, encoding="utf-8").read())
+    keys: set[str] = set()
+
+    def literal_keys(d: ast.AST) -> set[str]:
+        return {k.value for k in d.keys if isinstance(k, ast.Constant)} if isinstance(d, ast.Dict) else set()
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "evidence":
+            keys |= literal_keys(node.value)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(t, ast.Name) and t.id == "evidence":
+                    keys |= literal_keys(node.value)
+                elif isinstance(t, ast.Subscript) and getattr(t.value, "id", "") == "evidence":
+                    keys.add(t.slice.value)
+        elif isinstance(node, ast.FunctionDef) and node.name == "measured_tail":
+            keys |= {k for r in ast.walk(node) if isinstance(r, ast.Return) for k in literal_keys(r.value)}
+    return keys
+
+
+def test_every_evidence_key_has_a_name_in_both_languages():
+    # breaks if a rule's evidence gains a key the window shows raw ("sectors_per_request") or a
+    # name with no Chinese: the evidence table was all English keys in the Chinese window
+    keys = _evidence_keys_the_rules_write()
+    assert {"spill_bytes_per_thread", "sectors_per_request", "tail_share", "masked_fraction"} <= keys
+    assert keys <= set(ADVISOR_EVIDENCE_LABELS), sorted(keys - set(ADVISOR_EVIDENCE_LABELS))
+    zh = _translations("Advisor")
+    for key, label in ADVISOR_EVIDENCE_LABELS.items():
+        assert label in zh, f"no zh_CN for {key}'s {label!r}"
+
+
+def test_the_evidence_table_reads_in_chinese(qtbot, chinese):
+    from views.i18n_check import english_words
+
+    w = AdviceView()
+    qtbot.addWidget(w)
+    for f in _findings():
+        html = AdviceView.detail_html(f)
+        table = html[html.index("<table"):]
+        assert not english_words(table), (f.rule, english_words(table))
+        for key in f.evidence:
+            assert f">{key}<" not in table, key
+    occupancy = next(f for f in _findings() if f.rule == "occupancy")
+    assert "<td>限制因素</td><td><b>寄存器</b></td>" in AdviceView.detail_html(occupancy)
