@@ -189,7 +189,7 @@ def test_worker_killed_mid_sweep_the_window_says_so_keeps_points_and_resumes(qtb
                 os.kill(win.worker.pid, signal.SIGKILL)
 
     win.worker._sig_event.connect(kill_on_second, Qt.ConnectionType.DirectConnection)
-    values = [16, 32, 64, 128, 256, 512, 1024, 2048]
+    values = [2048, 1024, 512, 256, 128, 64, 32, 16]  # the slowest points (small blocks) after the kill
     runs_before = win.history.count()
     try:
         assert win.start_sweep({"BLOCK_SIZE": values}) is not None

@@ -210,7 +210,7 @@ def test_worker_killed_mid_sweep_keeps_points_and_resumes(qtbot, win):
 
     win.worker._sig_event.connect(kill_once, Qt.ConnectionType.DirectConnection)
     try:
-        values = [16, 32, 64, 128, 256, 512, 1024, 2048]
+        values = [2048, 1024, 512, 256, 128, 64, 32, 16]  # the slowest points (small blocks) after the kill
         assert win.start_sweep({"BLOCK_SIZE": values}) is not None
         # generous deadlines, not margins: on a loaded 2-core machine the fresh worker (torch and
         # triton imported again) may take a minute or more to start
