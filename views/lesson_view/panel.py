@@ -17,7 +17,7 @@ import html
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, Signal, Slot
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
@@ -402,6 +402,7 @@ class LessonView(Retranslating, QWidget):
 
     def _show_texts(self, name: str) -> None:
         self.statement.setMarkdown(lesson_text(name, self._lang))
+        _tame_headings(self.statement.document())
         self._show_hints(name)
 
     def _show_hints(self, name: str) -> None:
@@ -436,3 +437,22 @@ def _code_html(text: str) -> str:
     """A hint's Markdown-ish text as rich text: `code` spans in a monospace font."""
     parts = html.escape(text).split("`")
     return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+
+
+#: the size step (``QTextFormat.FontSizeAdjustment``) of a statement heading by level; Markdown's
+#: own are +3, +2, +1: docked on a laptop, the statement's box showed only its title, on two lines
+HEADING_SIZE_STEP = {1: 1, 2: 0, 3: 0}
+
+
+def _tame_headings(doc: QTextDocument) -> None:
+    """Headings of ``doc`` (from Markdown) one size step above the text at most."""
+    block = doc.begin()
+    while block.isValid():
+        level = block.blockFormat().headingLevel()
+        if level:
+            fmt = QTextCharFormat()
+            fmt.setProperty(QTextFormat.Property.FontSizeAdjustment, HEADING_SIZE_STEP.get(level, 0))
+            cur = QTextCursor(block)
+            cur.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+            cur.mergeCharFormat(fmt)
+        block = block.next()
