@@ -160,6 +160,9 @@ class CorrectnessView(QWidget):
 
         self.fields: dict[str, QLabel] = {}
         form = QFormLayout()
+        # rows 2 px apart: at 1600×1000 the bottom dock is ~240 px and the seven rows with the
+        # default spacing pushed Inf and the map's legend below the fold (the dock scrolled)
+        form.setVerticalSpacing(2)
         for key, label in (("max_abs", "max |out − ref|"), ("rel", self.tr("relative error")),
                            ("tol", self.tr("tolerance")), ("mismatch", self.tr("mismatched")),
                            ("unwritten", self.tr("never written")), ("nan", "NaN"), ("inf", "Inf")):

@@ -183,3 +183,16 @@ def test_the_legend_names_the_shown_checks_tolerance_never_the_previous_one(view
     view.set_check(no_map)
     assert view.tolerance() == (0.25, "atol") and "0.25 (atol)" in view.map_legend.text()
     assert how not in view.map_legend.text()
+
+
+#: the Correctness dock's viewport at the default 1600×1000 window (measured under Xvfb; the bottom
+#: docks take 0.29 of the height, less their titles)
+DOCK_VIEWPORT_H_1600x1000 = 241
+
+
+def test_the_panel_fits_the_bottom_dock_of_a_1600x1000_window(view):
+    # breaks if the panel's least height grows past the bottom dock again: its seven rows with
+    # Qt's default spacing pushed Inf and the map's legend below the dock's fold (it scrolled)
+    assert view.minimumSizeHint().height() <= DOCK_VIEWPORT_H_1600x1000, view.minimumSizeHint()
+    view.set_check(demo_check(passed=True))
+    assert view.minimumSizeHint().height() <= DOCK_VIEWPORT_H_1600x1000, view.minimumSizeHint()
