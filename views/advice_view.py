@@ -193,7 +193,7 @@ class AdviceView(QWidget):
                     change=change, a=t.current_ms, b=t.proposed_ms, g=t.gain or 0.0)) + "</p>")
             elif t.checked:
                 after = translate("AdviceView", "the finding is gone") if t.after.get("resolved") else \
-                    ", ".join(f"{k} {v}" for k, v in t.after.items())
+                    ", ".join(f"{label} {value}" for label, value in (evidence_row(k, v) for k, v in t.after.items()))
                 parts.append("<p>" + e(translate("AdviceView", "Checked by compiling {change} (not timed): {after}").format(
                     change=change, after=after)) + "</p>")
             if t.note:
@@ -212,7 +212,7 @@ def demo_advice() -> Advice:
         proposal=Proposal("a larger block (BLOCK_SIZE 64 -> 1024): 128-bit accesses, two per thread", "launch",
                           {"BLOCK_SIZE": 1024}),
         trial=Trial({"BLOCK_SIZE": 1024}, checked=True, after={"resolved": True}, backend="compile",
-                    note="compiled for sm_90; not timed (no GPU)"))
+                    note="compiled for sm_90; not timed (no GPU): 1 candidate(s) checked"))
     tail = Finding(rule="tail", severity="medium", title="1.27 waves: the last keeps 27% of the GPU busy",
                    detail="168 programs on 132 SMs x 1 per SM (formula)", shows="timeline",
                    evidence={"programs": 168, "waves": 1.273, "efficiency": 0.636},

@@ -35,6 +35,13 @@ ENGINE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
      QT_TRANSLATE_NOOP("Engine", "compiled for {target}; not timed (no GPU): {n} candidate(s) checked")),
     (re.compile(r"tune sweep on (?P<backend>\S+): (?P<n>\d+) configs, the fastest re-measured interleaved"),
      QT_TRANSLATE_NOOP("Engine", "tune sweep on {backend}: {n} configs, the fastest re-measured interleaved")),
+    # the rest of kernels/advisor/trial.py's notes (a compiler's or the sweep's own words stay as given)
+    (re.compile(r"compiled for (?P<target>\S+); not timed \(no GPU\): (?P<n>\d+) candidate\(s\) checked; (?P<rest>.+)"),
+     QT_TRANSLATE_NOOP("Engine", "compiled for {target}; not timed (no GPU): {n} candidate(s) checked; {rest}")),
+    (re.compile(r"no candidate compiled: (?P<why>.*)"), QT_TRANSLATE_NOOP("Engine", "no candidate compiled: {why}")),
+    (re.compile(r"the sweep failed: (?P<why>.*)"), QT_TRANSLATE_NOOP("Engine", "the sweep failed: {why}")),
+    (re.compile(r"the current values were not timed"), QT_TRANSLATE_NOOP("Engine", "the current values were not timed")),
+    (re.compile(r"no candidate passed its check"), QT_TRANSLATE_NOOP("Engine", "no candidate passed its check")),
 )
 
 

@@ -3536,6 +3536,26 @@ Press Trace (Ctrl+T) to record on the GPU which program touches which element of
         <source>tune sweep on {backend}: {n} configs, the fastest re-measured interleaved</source>
         <translation>在 {backend} 上调优扫描：{n} 个配置，最快的几个交错重测</translation>
     </message>
+    <message>
+        <source>compiled for {target}; not timed (no GPU): {n} candidate(s) checked; {rest}</source>
+        <translation>已为 {target} 编译；未计时（没有 GPU）：检查了 {n} 个候选；{rest}</translation>
+    </message>
+    <message>
+        <source>no candidate compiled: {why}</source>
+        <translation>没有候选编译成功：{why}</translation>
+    </message>
+    <message>
+        <source>the sweep failed: {why}</source>
+        <translation>扫描失败：{why}</translation>
+    </message>
+    <message>
+        <source>the current values were not timed</source>
+        <translation>当前参数值未计时</translation>
+    </message>
+    <message>
+        <source>no candidate passed its check</source>
+        <translation>没有候选通过检查</translation>
+    </message>
 </context>
 <context>
     <name>Advisor</name>

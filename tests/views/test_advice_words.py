@@ -156,3 +156,29 @@ def test_the_evidence_table_reads_in_chinese(qtbot, chinese):
             assert f">{key}<" not in table, key
     occupancy = next(f for f in _findings() if f.rule == "occupancy")
     assert "<td>限制因素</td><td><b>寄存器</b></td>" in AdviceView.detail_html(occupancy)
+
+
+def test_the_trials_notes_and_after_read_in_chinese(qtbot, chinese):
+    # breaks if a trial's note ("the sweep failed: …", "no candidate passed its check", …) or a
+    # checked trial's evidence after the change reached the Chinese card in English
+    import dataclasses
+
+    from kernels.data.advice import Trial
+    from views.engine_words import engine_text
+    from views.i18n_check import english_words
+
+    notes = ["compiled for sm_90; not timed (no GPU): 3 candidate(s) checked",
+             "compiled for sm_90; not timed (no GPU): 3 candidate(s) checked; BLOCK_SIZE=4096: out of resource",
+             "no candidate compiled: BLOCK_SIZE=4096: out of resource", "the sweep failed: worker died",
+             "the current values were not timed", "no candidate passed its check",
+             "tune sweep on gpu: 6 configs, the fastest re-measured interleaved"]
+    for note in notes:
+        zh = engine_text(note)
+        kept = ["sm_90", "gpu", "BLOCK_SIZE=4096: out of resource", "worker died"]
+        assert zh != note and not english_words(zh, kept), (note, zh)
+    occupancy = next(f for f in _findings() if f.rule == "occupancy")
+    checked = dataclasses.replace(occupancy, trial=Trial({"num_warps": 8}, checked=True, after=dict(occupancy.evidence),
+                                                         backend="compile", note=notes[0]))
+    html = AdviceView.detail_html(checked)
+    tail = html[html.index("</table>"):]
+    assert "每个 SM 的程序数" in tail and "programs_per_sm" not in tail
